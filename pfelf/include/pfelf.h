@@ -56,23 +56,23 @@ enum pfelf_backend {
 };
 
 /* Flags of the pfelf_open* functions. */
-#define PFELF_OPEN_NOMMAP (1u << 0)   /* serve through pread, never mmap */
+#define PFELF_OPEN_NOMMAP   (1u << 0) /* serve through pread, never mmap */
 #define PFELF_OPEN_NOFOLLOW (1u << 1) /* refuse a symlink as last component */
 
 /* Status bits of a section or segment (pfelf_shdr.status, pfelf_phdr.status). */
 #define PFELF_ST_OUT_OF_FILE (1u << 0) /* its file range lies outside the file */
-#define PFELF_ST_BAD_NAME (1u << 1)    /* sh_name not a NUL-ended string */
+#define PFELF_ST_BAD_NAME    (1u << 1) /* sh_name not a NUL-ended string */
 
 /** The ELF header, decoded to host order, extended numbering resolved. */
 typedef struct pfelf_ehdr {
 	uint8_t ident[16];
-	uint8_t elfclass;   /* 1 = ELFCLASS32, 2 = ELFCLASS64 */
-	uint8_t data;       /* 1 = ELFDATA2LSB, 2 = ELFDATA2MSB */
+	uint8_t elfclass; /* 1 = ELFCLASS32, 2 = ELFCLASS64 */
+	uint8_t data;     /* 1 = ELFDATA2LSB, 2 = ELFDATA2MSB */
 	uint8_t osabi;
 	uint8_t abiversion;
-	uint16_t type;      /* e_type */
-	uint16_t machine;   /* e_machine */
-	uint32_t version;   /* e_version */
+	uint16_t type;    /* e_type */
+	uint16_t machine; /* e_machine */
+	uint32_t version; /* e_version */
 	uint64_t entry;
 	uint64_t phoff;
 	uint64_t shoff;
@@ -91,8 +91,8 @@ typedef struct pfelf_ehdr {
 /** A section header in host order. */
 typedef struct pfelf_shdr {
 	uint32_t index;
-	uint32_t name_off;  /* sh_name */
-	const char *name;   /* owned by the handle; "" when PFELF_ST_BAD_NAME */
+	uint32_t name_off; /* sh_name */
+	const char *name;  /* owned by the handle; "" when PFELF_ST_BAD_NAME */
 	uint32_t type;
 	uint64_t flags;
 	uint64_t addr;
@@ -102,7 +102,7 @@ typedef struct pfelf_shdr {
 	uint32_t info;
 	uint64_t addralign;
 	uint64_t entsize;
-	uint32_t status;    /* PFELF_ST_* bits */
+	uint32_t status; /* PFELF_ST_* bits */
 } pfelf_shdr;
 
 /** A program header in host order. */
@@ -116,7 +116,7 @@ typedef struct pfelf_phdr {
 	uint64_t filesz;
 	uint64_t memsz;
 	uint64_t align;
-	uint32_t status;    /* PFELF_ST_OUT_OF_FILE when [offset, offset+filesz) is not in the file */
+	uint32_t status; /* PFELF_ST_OUT_OF_FILE when [offset, offset+filesz) is not in the file */
 } pfelf_phdr;
 
 /** The identity of a file: what the shared-mapping registry keys on. */
@@ -154,12 +154,12 @@ typedef struct pfelf_ref {
 typedef struct pfelf_view {
 	const void *data;
 	size_t len;
-	bool copied;  /* true when data is a private heap copy */
-	void *priv_;  /* internal; do not touch */
+	bool copied; /* true when data is a private heap copy */
+	void *priv_; /* internal; do not touch */
 } pfelf_view;
 
-#define PFELF_VIEW_COPY (1u << 0)               /* always copy (truncation-proof) */
-#define PFELF_VIEW_MAX_COPY ((size_t)64 << 20)  /* largest heap copy a view makes */
+#define PFELF_VIEW_COPY     (1u << 0)          /* always copy (truncation-proof) */
+#define PFELF_VIEW_MAX_COPY ((size_t)64 << 20) /* largest heap copy a view makes */
 
 /* Advice for pfelf_advise(). */
 enum pfelf_advice {
@@ -172,9 +172,9 @@ enum pfelf_advice {
 
 /** Process-wide figures of the shared-mapping registry. */
 typedef struct pfelf_registry_stats {
-	uint64_t mappings;      /* live shared mappings */
-	uint64_t mapped_bytes;  /* sum of their lengths */
-	uint64_t handles;       /* handles that hold one of them */
+	uint64_t mappings;     /* live shared mappings */
+	uint64_t mapped_bytes; /* sum of their lengths */
+	uint64_t handles;      /* handles that hold one of them */
 } pfelf_registry_stats;
 
 /* ---------------------------------------------------------------- open */
@@ -190,8 +190,7 @@ typedef struct pfelf_registry_stats {
 PFELF_API int pfelf_open(const char *path, unsigned flags, pfelf_file **out);
 
 /** As pfelf_open, relative to directory descriptor dirfd (openat(2)). */
-PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags,
-			   pfelf_file **out);
+PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags, pfelf_file **out);
 
 /**
  * Open from a descriptor the caller keeps: fd is neither taken nor closed;
@@ -204,8 +203,7 @@ PFELF_API int pfelf_open_fd(int fd, unsigned flags, pfelf_file **out);
  * unchanged until pfelf_close() and every view made from it is released.
  * flags is ignored. Errors: -ENOEXEC, -EINVAL, -ENOMEM.
  */
-PFELF_API int pfelf_open_memory(const void *buf, size_t len, unsigned flags,
-				pfelf_file **out);
+PFELF_API int pfelf_open_memory(const void *buf, size_t len, unsigned flags, pfelf_file **out);
 
 /** Close a handle; NULL is fine. Views made from it stay valid. */
 PFELF_API void pfelf_close(pfelf_file *f);
@@ -223,7 +221,7 @@ PFELF_API uint64_t pfelf_size(const pfelf_file *f);
  * The identity of the file at open. Returns 0, or -EINVAL for the memory
  * backend (which has none; *id is zeroed).
  */
-PFELF_API int pfelf_identity(const pfelf_file *f, pfelf_identity *id);
+PFELF_API int pfelf_get_identity(const pfelf_file *f, pfelf_identity *id);
 
 /** Figures of the shared-mapping registry of this process (never fails). */
 PFELF_API void pfelf_registry_stats_get(pfelf_registry_stats *st);
@@ -250,23 +248,20 @@ PFELF_API int pfelf_section_count(pfelf_file *f);
  * Section header number index. *out is owned by the handle. Errors:
  * -ENOENT (index >= count), and those of pfelf_section_count.
  */
-PFELF_API int pfelf_section(pfelf_file *f, uint32_t index,
-			    const pfelf_shdr **out);
+PFELF_API int pfelf_section(pfelf_file *f, uint32_t index, const pfelf_shdr **out);
 
 /**
  * The section with that name and the lowest index. Errors: -ENOENT, and
  * those of pfelf_section_count.
  */
-PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name,
-				    const pfelf_shdr **out);
+PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name, const pfelf_shdr **out);
 
 /**
  * The name of section index, owned by the handle. Errors: -ENOENT (no such
  * section), -EINVAL (no name table, sh_name past it, or no NUL before its
  * end), and those of pfelf_section_count.
  */
-PFELF_API int pfelf_section_name(pfelf_file *f, uint32_t index,
-				 const char **name);
+PFELF_API int pfelf_section_name(pfelf_file *f, uint32_t index, const char **name);
 
 /**
  * Number of program headers. Errors: -EINVAL (table outside the file, bad
@@ -275,8 +270,14 @@ PFELF_API int pfelf_section_name(pfelf_file *f, uint32_t index,
 PFELF_API int pfelf_segment_count(pfelf_file *f);
 
 /** Program header number index, owned by the handle. -ENOENT past the end. */
-PFELF_API int pfelf_segment(pfelf_file *f, uint32_t index,
-			    const pfelf_phdr **out);
+PFELF_API int pfelf_segment(pfelf_file *f, uint32_t index, const pfelf_phdr **out);
+
+/**
+ * 1 when f is a position-independent executable (ET_DYN whose PT_DYNAMIC
+ * has DT_FLAGS_1 with DF_1_PIE, readelf's rule), 0 otherwise. Errors:
+ * those of pfelf_segment_count, -EIO, -ENOMEM.
+ */
+PFELF_API int pfelf_is_pie(pfelf_file *f);
 
 /* ---------------------------------------------------------------- data */
 
@@ -287,16 +288,14 @@ PFELF_API int pfelf_segment(pfelf_file *f, uint32_t index,
  * open as EFAULT when it reads through ref->ptr; pread reports a short
  * read.
  */
-PFELF_API int pfelf_get_ref(pfelf_file *f, uint64_t off, size_t len,
-			    pfelf_ref *ref);
+PFELF_API int pfelf_get_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref);
 
 /**
  * Copy [off, off+len) of the file into buf. Returns len, -EINVAL when the
  * range is not inside the file as opened, -EIO when bytes are gone since.
  * Safe against truncation on every backend (no SIGBUS).
  */
-PFELF_API ssize_t pfelf_read(pfelf_file *f, uint64_t off, void *buf,
-			     size_t len);
+PFELF_API ssize_t pfelf_read(pfelf_file *f, uint64_t off, void *buf, size_t len);
 
 /**
  * Copy len bytes at virtual address vaddr, through the PT_LOAD segments
@@ -305,8 +304,7 @@ PFELF_API ssize_t pfelf_read(pfelf_file *f, uint64_t off, void *buf,
  * -EINVAL for a PT_LOAD whose bytes are outside the file, -EIO as
  * pfelf_read.
  */
-PFELF_API ssize_t pfelf_read_vaddr(pfelf_file *f, uint64_t vaddr, void *buf,
-				   size_t len);
+PFELF_API ssize_t pfelf_read_vaddr(pfelf_file *f, uint64_t vaddr, void *buf, size_t len);
 
 /**
  * Make a view of [off, off+len) (see pfelf_view). Returns 0; -EINVAL for a
@@ -315,8 +313,8 @@ PFELF_API ssize_t pfelf_read_vaddr(pfelf_file *f, uint64_t vaddr, void *buf,
  * A zero-copy view can still fault if the file shrinks after this call:
  * ask PFELF_VIEW_COPY where the file may change under you.
  */
-PFELF_API int pfelf_view_get(pfelf_file *f, uint64_t off, size_t len,
-			     unsigned flags, pfelf_view *v);
+PFELF_API int pfelf_view_get(pfelf_file *f, uint64_t off, size_t len, unsigned flags,
+                             pfelf_view *v);
 
 /** Release a view; a zeroed or already released view is fine. */
 PFELF_API void pfelf_view_release(pfelf_view *v);
@@ -327,8 +325,7 @@ PFELF_API void pfelf_view_release(pfelf_view *v);
  * for memory. PFELF_ADVICE_DONTNEED drops resident pages of the mapping
  * (RssFile) without changing what reads return. Returns 0 or -EINVAL.
  */
-PFELF_API int pfelf_advise(pfelf_file *f, uint64_t off, uint64_t len,
-			   enum pfelf_advice advice);
+PFELF_API int pfelf_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_advice advice);
 
 /** Drop every resident page of f's mapping (pfelf_advise DONTNEED, all). */
 PFELF_API int pfelf_drop_pages(pfelf_file *f);
@@ -341,29 +338,32 @@ PFELF_API int pfelf_drop_pages(pfelf_file *f);
  */
 
 /** Section type ("PROGBITS", "NOBITS", "GNU_HASH", "ARM_EXIDX", ...). */
-PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine,
-				      char *buf, size_t buflen);
+PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf, size_t buflen);
 
 /** Section flag letters as readelf's "Flg" column ("AX", "WA", "MS"...). */
-PFELF_API int pfelf_section_flags_string(uint64_t flags, uint16_t machine,
-					 char *buf, size_t buflen);
+PFELF_API int pfelf_section_flags_string(uint64_t flags, uint16_t machine, char *buf,
+                                         size_t buflen);
 
 /**
  * Segment type without "PT_" ("LOAD", "GNU_EH_FRAME", "ARM_EXIDX",
  * "MIPS_ABIFLAGS", ...), or "0x%08x" of type when it has no name.
  */
-PFELF_API int pfelf_segment_type_name(uint32_t type, uint16_t machine,
-				      char *buf, size_t buflen);
+PFELF_API int pfelf_segment_type_name(uint32_t type, uint16_t machine, char *buf, size_t buflen);
 
 /** Segment flag letters among R, W, E ("RE", "RW", "" for none). */
-PFELF_API int pfelf_segment_flags_string(uint32_t flags, char *buf,
-					 size_t buflen);
+PFELF_API int pfelf_segment_flags_string(uint32_t flags, char *buf, size_t buflen);
 
 /** Machine as readelf -h names it ("Advanced Micro Devices X86-64"). */
 PFELF_API int pfelf_machine_name(uint16_t machine, char *buf, size_t buflen);
 
 /** File type as readelf -h ("EXEC (Executable file)", "DYN (...)"...). */
 PFELF_API int pfelf_type_name(uint16_t type, char *buf, size_t buflen);
+
+/**
+ * The file type of f as readelf -h prints it, PIE included ("DYN
+ * (Position-Independent Executable file)"); as pfelf_type_name otherwise.
+ */
+PFELF_API int pfelf_file_type_name(pfelf_file *f, char *buf, size_t buflen);
 
 /** OS/ABI as readelf -h ("UNIX - System V", "UNIX - GNU", ...). */
 PFELF_API int pfelf_osabi_name(uint8_t osabi, char *buf, size_t buflen);

@@ -1,0 +1,60 @@
+/* The pread backend: a descriptor owned by the handle. A short read means
+ * the file shrank since open: -EIO. */
+#include "pfelf_i.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+static int pread_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	while (len > 0) {
+		ssize_t n = pread(f->fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void pread_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
+{
+	ref->ptr = NULL;
+	ref->fd = f->fd;
+	ref->pos = off;
+	ref->len = len;
+}
+
+static const int fadvice[] = {
+        [PFELF_ADVICE_NORMAL] = POSIX_FADV_NORMAL,
+        [PFELF_ADVICE_SEQUENTIAL] = POSIX_FADV_SEQUENTIAL,
+        [PFELF_ADVICE_RANDOM] = POSIX_FADV_RANDOM,
+        [PFELF_ADVICE_WILLNEED] = POSIX_FADV_WILLNEED,
+        [PFELF_ADVICE_DONTNEED] = POSIX_FADV_DONTNEED,
+};
+
+static int pread_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_advice a)
+{
+	if (len == 0)
+		return 0;
+	return -posix_fadvise(f->fd, (off_t)off, (off_t)len, fadvice[a]);
+}
+
+static void pread_release(pfelf_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+const struct pfelf_ops pfelf__pread_ops = {
+        .kind = PFELF_BACKEND_PREAD,
+        .read = pread_read,
+        .ref = pread_ref,
+        .advise = pread_advise,
+        .release = pread_release,
+};

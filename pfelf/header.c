@@ -1,0 +1,157 @@
+/* Decoding and validating the ELF header, extended numbering included. */
+#include "pfelf_i.h"
+
+#include <string.h>
+
+#define EHDR32_SIZE 52
+#define EHDR64_SIZE 64
+#define SHDR32_SIZE 40
+#define SHDR64_SIZE 64
+#define PN_XNUM     0xffff
+#define SHN_XINDEX  0xffff
+
+int pfelf__read_range(pfelf_file *f, uint64_t off, void *buf, size_t len)
+{
+	if (!pfelf__range_ok(f->size, off, len))
+		return -EINVAL;
+	if (len == 0)
+		return 0;
+	return f->ops->read(f, off, buf, len);
+}
+
+static int check_ident(pfelf_file *f, const uint8_t *id)
+{
+	if (memcmp(id, "\177ELF", 4) != 0)
+		return -ENOEXEC;
+	if (id[4] != 1 && id[4] != 2)
+		return -EINVAL; /* EI_CLASS */
+	if (id[5] != 1 && id[5] != 2)
+		return -EINVAL; /* EI_DATA */
+	if (id[6] != 1)
+		return -EINVAL; /* EI_VERSION */
+	f->is64 = id[4] == 2;
+	f->msb = id[5] == 2;
+	return 0;
+}
+
+static void decode_ehdr(pfelf_file *f, const uint8_t *b, size_t len)
+{
+	pfelf_ehdr *e = &f->eh;
+	struct pfelf_cursor c;
+	pfelf__cursor_init(&c, b, len, f->msb);
+	memcpy(e->ident, b, 16);
+	pfelf__skip(&c, 16);
+	e->elfclass = b[4];
+	e->data = b[5];
+	e->osabi = b[7];
+	e->abiversion = b[8];
+	e->type = pfelf__get16(&c);
+	e->machine = pfelf__get16(&c);
+	e->version = pfelf__get32(&c);
+	e->entry = pfelf__getw(&c, f->is64);
+	e->phoff = pfelf__getw(&c, f->is64);
+	e->shoff = pfelf__getw(&c, f->is64);
+	e->flags = pfelf__get32(&c);
+	e->ehsize = pfelf__get16(&c);
+	e->phentsize = pfelf__get16(&c);
+	e->raw_phnum = pfelf__get16(&c);
+	e->shentsize = pfelf__get16(&c);
+	e->raw_shnum = pfelf__get16(&c);
+	e->raw_shstrndx = pfelf__get16(&c);
+}
+
+void pfelf__decode_shdr(const pfelf_file *f, const uint8_t *b, uint32_t index, pfelf_shdr *sh)
+{
+	struct pfelf_cursor c;
+	pfelf__cursor_init(&c, b, f->is64 ? SHDR64_SIZE : SHDR32_SIZE, f->msb);
+	memset(sh, 0, sizeof(*sh));
+	sh->index = index;
+	sh->name_off = pfelf__get32(&c);
+	sh->type = pfelf__get32(&c);
+	sh->flags = pfelf__getw(&c, f->is64);
+	sh->addr = pfelf__getw(&c, f->is64);
+	sh->offset = pfelf__getw(&c, f->is64);
+	sh->size = pfelf__getw(&c, f->is64);
+	sh->link = pfelf__get32(&c);
+	sh->info = pfelf__get32(&c);
+	sh->addralign = pfelf__getw(&c, f->is64);
+	sh->entsize = pfelf__getw(&c, f->is64);
+}
+
+int pfelf__read_shdr(pfelf_file *f, uint32_t index, pfelf_shdr *sh)
+{
+	size_t esz = f->is64 ? SHDR64_SIZE : SHDR32_SIZE;
+	uint8_t b[SHDR64_SIZE];
+	if (f->eh.shentsize < esz)
+		return -EINVAL;
+	uint64_t off = f->eh.shoff + (uint64_t)index * f->eh.shentsize;
+	if (off < f->eh.shoff)
+		return -EINVAL;
+	int ret = pfelf__read_range(f, off, b, esz);
+	if (ret < 0)
+		return ret;
+	pfelf__decode_shdr(f, b, index, sh);
+	return 0;
+}
+
+/* Resolve e_shnum == 0, e_shstrndx == SHN_XINDEX and e_phnum == PN_XNUM
+ * through section header 0. */
+static int resolve_counts(pfelf_file *f)
+{
+	pfelf_ehdr *e = &f->eh;
+	e->shnum = e->raw_shnum;
+	e->phnum = e->raw_phnum;
+	e->shstrndx = e->raw_shstrndx;
+	if (e->shoff == 0) {
+		if (e->raw_phnum == PN_XNUM)
+			return -EINVAL;
+		e->shnum = 0;
+		e->shstrndx = 0;
+		return 0;
+	}
+	bool ext = e->raw_shnum == 0 || e->raw_shstrndx == SHN_XINDEX || e->raw_phnum == PN_XNUM;
+	if (!ext)
+		return 0;
+	pfelf_shdr s0;
+	int ret = pfelf__read_shdr(f, 0, &s0);
+	if (ret < 0)
+		return ret == -EIO ? ret : -EINVAL;
+	if (e->raw_shnum == 0) {
+		if (s0.size > INT32_MAX)
+			return -EINVAL;
+		e->shnum = (uint32_t)s0.size;
+	}
+	if (e->raw_shstrndx == SHN_XINDEX)
+		e->shstrndx = s0.link;
+	if (e->raw_phnum == PN_XNUM)
+		e->phnum = s0.info;
+	return 0;
+}
+
+int pfelf__parse_header(pfelf_file *f)
+{
+	uint8_t b[EHDR64_SIZE];
+	if (f->size < 16)
+		return -ENOEXEC;
+	int ret = pfelf__read_range(f, 0, b, 16);
+	if (ret < 0)
+		return ret;
+	ret = check_ident(f, b);
+	if (ret < 0)
+		return ret;
+	size_t need = f->is64 ? EHDR64_SIZE : EHDR32_SIZE;
+	if (f->size < need)
+		return -EINVAL;
+	ret = pfelf__read_range(f, 0, b, need);
+	if (ret < 0)
+		return ret;
+	decode_ehdr(f, b, need);
+	if (f->eh.version != 1 || f->eh.ehsize < need || f->eh.ehsize > f->size)
+		return -EINVAL;
+	return resolve_counts(f);
+}
+
+PFELF_API const pfelf_ehdr *pfelf_header(const pfelf_file *f)
+{
+	return &f->eh;
+}

@@ -1,0 +1,177 @@
+/* Opening and closing handles; choosing the backend. */
+#include "pfelf_i.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+pfelf_file *pfelf__alloc(void)
+{
+	pfelf_file *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->fd = -1;
+	pthread_mutex_init(&f->lock, NULL);
+	return f;
+}
+
+void pfelf__free(pfelf_file *f)
+{
+	if (f->ops)
+		f->ops->release(f);
+	free(f->sh);
+	free(f->shstr);
+	free(f->byname);
+	free(f->ph);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+int pfelf__finish_open(pfelf_file *f, pfelf_file **out)
+{
+	int ret = pfelf__parse_header(f);
+	if (ret < 0) {
+		pfelf__free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+static void identity_of(const struct stat *st, pfelf_identity *id)
+{
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
+	id->size = (uint64_t)st->st_size;
+	id->mtime_sec = st->st_mtim.tv_sec;
+	id->mtime_nsec = st->st_mtim.tv_nsec;
+	id->ctime_sec = st->st_ctim.tv_sec;
+	id->ctime_nsec = st->st_ctim.tv_nsec;
+}
+
+/* Serve f from fd: the shared mapping when allowed and possible, else a
+ * private duplicate of fd for pread. fd stays the caller's. */
+static int attach_fd(pfelf_file *f, int fd, unsigned flags)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	identity_of(&st, &f->id);
+	f->has_id = true;
+	f->size = f->id.size;
+	if (f->size < 16)
+		return -ENOEXEC;
+	if (!(flags & PFELF_OPEN_NOMMAP) && pfelf__registry_get(fd, &f->id, &f->map) == 0) {
+		f->ops = &pfelf__mmap_ops;
+		f->base = f->map->addr;
+		pfelf__registry_handles(1);
+		return 0;
+	}
+	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (f->fd < 0)
+		return -errno;
+	f->ops = &pfelf__pread_ops;
+	return 0;
+}
+
+PFELF_API int pfelf_open_fd(int fd, unsigned flags, pfelf_file **out)
+{
+	if (!out || fd < 0)
+		return -EINVAL;
+	*out = NULL;
+	pfelf_file *f = pfelf__alloc();
+	if (!f)
+		return -ENOMEM;
+	int ret = attach_fd(f, fd, flags);
+	if (ret < 0) {
+		pfelf__free(f);
+		return ret;
+	}
+	return pfelf__finish_open(f, out);
+}
+
+PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags, pfelf_file **out)
+{
+	if (!out || !path)
+		return -EINVAL;
+	*out = NULL;
+	int oflags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	if (flags & PFELF_OPEN_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	int fd = openat(dirfd, path, oflags);
+	if (fd < 0)
+		return -errno;
+	int ret = pfelf_open_fd(fd, flags, out);
+	close(fd);
+	return ret;
+}
+
+PFELF_API int pfelf_open(const char *path, unsigned flags, pfelf_file **out)
+{
+	return pfelf_openat(AT_FDCWD, path, flags, out);
+}
+
+PFELF_API int pfelf_open_memory(const void *buf, size_t len, unsigned flags, pfelf_file **out)
+{
+	if (!out || (!buf && len > 0))
+		return -EINVAL;
+	*out = NULL;
+	if (len < 16)
+		return -ENOEXEC;
+	pfelf_file *f = pfelf__alloc();
+	if (!f)
+		return -ENOMEM;
+	f->ops = &pfelf__memory_ops;
+	f->base = buf;
+	f->size = len;
+	return pfelf__finish_open(f, out);
+}
+
+PFELF_API void pfelf_close(pfelf_file *f)
+{
+	if (f)
+		pfelf__free(f);
+}
+
+PFELF_API enum pfelf_backend pfelf_backend(const pfelf_file *f)
+{
+	return f->ops->kind;
+}
+
+PFELF_API const char *pfelf_backend_name(enum pfelf_backend b)
+{
+	switch (b) {
+	case PFELF_BACKEND_MMAP:
+		return "mmap";
+	case PFELF_BACKEND_PREAD:
+		return "pread";
+	case PFELF_BACKEND_MEMORY:
+		return "memory";
+	}
+	return "unknown";
+}
+
+PFELF_API uint64_t pfelf_size(const pfelf_file *f)
+{
+	return f->size;
+}
+
+PFELF_API int pfelf_get_identity(const pfelf_file *f, pfelf_identity *id)
+{
+	if (!f->has_id) {
+		memset(id, 0, sizeof(*id));
+		return -EINVAL;
+	}
+	*id = f->id;
+	return 0;
+}
+
+PFELF_API int pfelf_is_elf_magic(const void *buf, size_t len)
+{
+	return buf && len >= 4 && memcmp(buf, "\177ELF", 4) == 0;
+}

@@ -1,0 +1,180 @@
+/* The section table: loaded on first use, names resolved, looked up by
+ * index or by name (through an index sorted on first use). */
+#include "pfelf_i.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SHT_NOBITS     8
+#define MAX_NAME_TABLE ((size_t)64 << 20) /* larger name tables are refused */
+
+/* Run load() once under the handle's lock; remember a permanent error. */
+int pfelf__load_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *))
+{
+	int st = atomic_load_explicit(state, memory_order_acquire);
+	if (st != 0)
+		return st > 0 ? 0 : st;
+	pthread_mutex_lock(&f->lock);
+	st = atomic_load_explicit(state, memory_order_relaxed);
+	if (st == 0) {
+		int ret = load(f);
+		st = ret == 0 ? 1 : ret;
+		/* -EINVAL is a property of the file: remember it. -EIO and
+		 * -ENOMEM are transient: the next call tries again. */
+		if (ret == 0 || ret == -EINVAL)
+			atomic_store_explicit(state, st, memory_order_release);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return st > 0 ? 0 : st;
+}
+
+/* Copy the section name table; on any problem names stay unresolved. */
+static void load_names(pfelf_file *f)
+{
+	uint32_t i = f->eh.shstrndx;
+	if (i == 0 || i >= f->eh.shnum)
+		return;
+	const pfelf_shdr *s = &f->sh[i];
+	if (s->type == SHT_NOBITS || s->size == 0 || s->size > MAX_NAME_TABLE ||
+	    !pfelf__range_ok(f->size, s->offset, s->size))
+		return;
+	char *tab = malloc((size_t)s->size);
+	if (!tab)
+		return;
+	if (pfelf__read_range(f, s->offset, tab, (size_t)s->size) < 0) {
+		free(tab);
+		return;
+	}
+	f->shstr = tab;
+	f->shstr_len = (size_t)s->size;
+}
+
+static const char *name_at(const pfelf_file *f, uint32_t off)
+{
+	if (!f->shstr || off >= f->shstr_len)
+		return NULL;
+	if (!memchr(f->shstr + off, 0, f->shstr_len - off))
+		return NULL;
+	return f->shstr + off;
+}
+
+static void set_status(pfelf_file *f, pfelf_shdr *s)
+{
+	const char *n = name_at(f, s->name_off);
+	s->name = n ? n : "";
+	if (!n)
+		s->status |= PFELF_ST_BAD_NAME;
+	if (s->type != SHT_NOBITS && !pfelf__range_ok(f->size, s->offset, s->size))
+		s->status |= PFELF_ST_OUT_OF_FILE;
+}
+
+static int load_sections(pfelf_file *f)
+{
+	uint32_t n = f->eh.shnum;
+	if (n == 0)
+		return 0;
+	size_t esz = f->is64 ? 64 : 40;
+	if (f->eh.shentsize < esz || n > SIZE_MAX / f->eh.shentsize)
+		return -EINVAL;
+	if (!pfelf__range_ok(f->size, f->eh.shoff, (uint64_t)n * f->eh.shentsize))
+		return -EINVAL;
+	size_t tlen = (size_t)n * f->eh.shentsize;
+	uint8_t *raw = malloc(tlen);
+	pfelf_shdr *sh = calloc(n, sizeof(*sh));
+	int ret = raw && sh ? pfelf__read_range(f, f->eh.shoff, raw, tlen) : -ENOMEM;
+	if (ret < 0) {
+		free(raw);
+		free(sh);
+		return ret;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		pfelf__decode_shdr(f, raw + (size_t)i * f->eh.shentsize, i, &sh[i]);
+	free(raw);
+	f->sh = sh;
+	load_names(f);
+	for (uint32_t i = 0; i < n; i++)
+		set_status(f, &sh[i]);
+	return 0;
+}
+
+PFELF_API int pfelf_section_count(pfelf_file *f)
+{
+	int ret = pfelf__load_once(f, &f->sh_state, load_sections);
+	return ret < 0 ? ret : (int)f->eh.shnum;
+}
+
+PFELF_API int pfelf_section(pfelf_file *f, uint32_t index, const pfelf_shdr **out)
+{
+	int n = pfelf_section_count(f);
+	if (n < 0)
+		return n;
+	if (index >= (uint32_t)n)
+		return -ENOENT;
+	*out = &f->sh[index];
+	return 0;
+}
+
+PFELF_API int pfelf_section_name(pfelf_file *f, uint32_t index, const char **name)
+{
+	const pfelf_shdr *s;
+	int ret = pfelf_section(f, index, &s);
+	if (ret < 0)
+		return ret;
+	if (s->status & PFELF_ST_BAD_NAME)
+		return -EINVAL;
+	*name = s->name;
+	return 0;
+}
+
+static pfelf_file *sort_file; /* qsort has no context argument; guarded by sort_lock */
+static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int cmp_byname(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(sort_file->sh[x].name, sort_file->sh[y].name);
+	return c ? c : (x > y) - (x < y);
+}
+
+static int load_byname(pfelf_file *f)
+{
+	uint32_t n = f->eh.shnum;
+	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		idx[i] = i;
+	pthread_mutex_lock(&sort_lock);
+	sort_file = f;
+	qsort(idx, n, sizeof(*idx), cmp_byname);
+	pthread_mutex_unlock(&sort_lock);
+	f->byname = idx;
+	return 0;
+}
+
+PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name, const pfelf_shdr **out)
+{
+	int n = pfelf_section_count(f);
+	if (n < 0)
+		return n;
+	if (!name)
+		return -EINVAL;
+	int ret = pfelf__load_once(f, &f->byname_state, load_byname);
+	if (ret < 0)
+		return ret;
+	size_t lo = 0, hi = (size_t)n; /* first entry whose name >= name */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(f->sh[f->byname[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == (size_t)n)
+		return -ENOENT;
+	const pfelf_shdr *s = &f->sh[f->byname[lo]];
+	if (strcmp(s->name, name) != 0 || (s->status & PFELF_ST_BAD_NAME))
+		return -ENOENT;
+	*out = s;
+	return 0;
+}
