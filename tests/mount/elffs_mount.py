@@ -1,0 +1,272 @@
+"""Shared helpers of the elffs mount tests: skip-or-fail logic, a result
+checker, and a context manager that runs the real elffs daemon on a
+temporary mount point through the kernel's FUSE.
+
+Exit codes of every test: 0 success, 1 failure, 77 skip (meson's code).
+A skip happens only when the machine has no usable /dev/fuse, and becomes a
+failure when ELFFS_REQUIRE_FUSE=1.
+"""
+
+import errno
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+LIVE_TIMEOUT = 10.0
+
+
+def _on_signal(signum, frame):
+    # meson kills timed-out tests with SIGTERM: unwind so that every
+    # `finally` unmounts and no daemon is left behind.
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+signal.signal(signal.SIGTERM, _on_signal)
+
+
+def require_env(name):
+    value = os.environ.get(name)
+    if not value:
+        print(f"FAIL: environment variable {name} is not set")
+        sys.exit(1)
+    return value
+
+
+def elffs_path():
+    path = require_env("ELFFS")
+    if not os.access(path, os.X_OK):
+        print(f"FAIL: ELFFS={path} is not an executable")
+        sys.exit(1)
+    return path
+
+
+def fixtures_dir():
+    path = require_env("ELFFS_FIXTURES")
+    if not os.path.isfile(os.path.join(path, "MANIFEST")):
+        print(f"FAIL: no MANIFEST in ELFFS_FIXTURES={path}")
+        sys.exit(1)
+    return path
+
+
+def fixture(name):
+    path = os.path.join(fixtures_dir(), name)
+    if not os.path.isfile(path):
+        print(f"FAIL: fixture {path} is missing")
+        sys.exit(1)
+    return path
+
+
+def skip_or_fail(reason):
+    if os.environ.get("ELFFS_REQUIRE_FUSE") == "1":
+        print(f"FAIL: would skip ({reason}) but ELFFS_REQUIRE_FUSE=1")
+        sys.exit(1)
+    print(f"SKIP: {reason}")
+    sys.exit(SKIP)
+
+
+def require_fuse():
+    """Skip (or fail under ELFFS_REQUIRE_FUSE=1) unless FUSE mounts work."""
+    if not os.path.exists("/dev/fuse"):
+        skip_or_fail("/dev/fuse does not exist")
+    try:
+        os.close(os.open("/dev/fuse", os.O_RDWR))
+    except OSError as e:
+        skip_or_fail(f"/dev/fuse cannot be opened: {e.strerror}")
+    if shutil.which("fusermount3") is None:
+        skip_or_fail("fusermount3 is not installed")
+
+
+class Checker:
+    """Counts checks and failures; finish() prints them and exits."""
+
+    def __init__(self, name):
+        self.name = name
+        self.checks = 0
+        self.failures = []
+        self.counts = {}
+        self.started = time.monotonic()
+
+    def ok(self, cond, msg):
+        self.checks += 1
+        if not cond:
+            self.failures.append(msg)
+            if len(self.failures) <= 200:
+                print(f"FAIL: {msg}", flush=True)
+        return bool(cond)
+
+    def eq(self, got, want, what):
+        return self.ok(got == want, f"{what}: got {got!r}, want {want!r}")
+
+    def fail(self, msg):
+        return self.ok(False, msg)
+
+    def errno_is(self, want, what, fn, *args, **kwargs):
+        """Run fn(*args); it must raise OSError with errno `want`."""
+        try:
+            fn(*args, **kwargs)
+        except OSError as e:
+            return self.ok(e.errno == want, f"{what}: errno {errno.errorcode.get(e.errno, e.errno)}"
+                           f", want {errno.errorcode[want]}")
+        return self.fail(f"{what}: succeeded, want {errno.errorcode[want]}")
+
+    def count(self, key, n=1):
+        self.counts[key] = self.counts.get(key, 0) + n
+
+    def finish(self):
+        took = time.monotonic() - self.started
+        counts = ", ".join(f"{k}={v}" for k, v in self.counts.items())
+        print(f"{self.name}: {self.checks} checks, {len(self.failures)} failures"
+              f"{', ' + counts if counts else ''} ({took:.1f} s)")
+        if len(self.failures) > 200:
+            print(f"({len(self.failures) - 200} more failures not shown)")
+        sys.exit(1 if self.failures else 0)
+
+
+def _unescape_mountinfo(field):
+    out, i = [], 0
+    while i < len(field):
+        if field[i] == "\\" and i + 3 < len(field) and field[i + 1:i + 4].isdigit():
+            out.append(chr(int(field[i + 1:i + 4], 8)))
+            i += 4
+        else:
+            out.append(field[i])
+            i += 1
+    return "".join(out)
+
+
+def mount_entry(mountpoint):
+    """The /proc/self/mountinfo fields for mountpoint, or None."""
+    mountpoint = os.path.realpath(mountpoint)
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            if _unescape_mountinfo(fields[4]) == mountpoint:
+                return fields
+    return None
+
+
+def in_proc_mounts(mountpoint):
+    mountpoint = os.path.realpath(mountpoint)
+    with open("/proc/mounts") as f:
+        return any(_unescape_mountinfo(line.split()[1]) == mountpoint for line in f)
+
+
+def wait_for(pred, timeout, step=0.02):
+    end = time.monotonic() + timeout
+    while True:
+        if pred():
+            return True
+        if time.monotonic() >= end:
+            return False
+        time.sleep(step)
+
+
+def force_unmount(mountpoint):
+    """Last resort: lazy unmount, quietly."""
+    if mount_entry(mountpoint) is not None:
+        subprocess.run(["fusermount3", "-uz", mountpoint], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+
+class MountError(Exception):
+    pass
+
+
+class Mount:
+    """Runs `elffs -f [options] SOURCE MOUNTPOINT` in the background.
+
+    with Mount(ck, source, ["-o", "nommap"]) as m: ... m.path ...
+
+    On exit it unmounts with `fusermount3 -u`, waits for the daemon and
+    records in the checker a daemon that died early or exited non-zero.
+    """
+
+    def __init__(self, ck, source, args=(), mountpoint=None, prefix=(), check_exit=True):
+        self.ck = ck
+        self.source = source
+        self.args = list(args)
+        self.prefix = list(prefix)
+        self.own_mountpoint = mountpoint is None
+        self.path = mountpoint
+        self.proc = None
+        self.check_exit = check_exit
+        self.log = None
+
+    def start(self):
+        if self.own_mountpoint:
+            self.path = tempfile.mkdtemp(prefix="elffs-mnt-")
+        self.log = tempfile.TemporaryFile()
+        cmd = self.prefix + [elffs_path(), "-f"] + self.args + [self.source, self.path]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        live = wait_for(lambda: mount_entry(self.path) is not None or self.proc.poll() is not None,
+                        LIVE_TIMEOUT)
+        if self.proc.poll() is not None or not live:
+            rc = self.proc.poll()
+            self.stop(record=False)
+            raise MountError(f"elffs {' '.join(cmd)} did not mount (exit {rc}): {self.output()}")
+        return self
+
+    def output(self):
+        if self.log is None:
+            return ""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-3000:]
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, record=True):
+        """Unmount and reap the daemon; returns its exit status."""
+        if self.proc is None:
+            return None
+        died_early = self.proc.poll() is not None
+        if mount_entry(self.path) is not None:
+            subprocess.run(["fusermount3", "-u", self.path], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        try:
+            rc = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            force_unmount(self.path)
+            self.proc.kill()
+            rc = self.proc.wait()
+            if record:
+                self.ck.fail(f"daemon did not exit within 10 s of fusermount3 -u ({self.source})")
+        force_unmount(self.path)
+        if record and self.check_exit:
+            if died_early:
+                self.ck.fail(f"daemon died while mounted (status {rc}) on {self.source}: "
+                             f"{self.output()}")
+            else:
+                self.ck.eq(rc, 0, f"daemon exit status after fusermount3 -u ({self.source})")
+            self.ck.ok(mount_entry(self.path) is None, f"mount {self.path} left behind")
+        self.proc = None
+        if self.own_mountpoint:
+            try:
+                os.rmdir(self.path)
+            except OSError:
+                pass
+        return rc
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        if self.log is not None:
+            self.log.close()
+        return False
+
+
+def run_mounted(ck, source, args, body):
+    """Mount, run body(mount), unmount; a failed mount is a failure."""
+    try:
+        with Mount(ck, source, args) as m:
+            body(m)
+    except MountError as e:
+        ck.fail(str(e))

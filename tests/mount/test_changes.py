@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""The view follows changes of the source within the cache timeout
+(mounted with -o timeout=1; the test waits 1.5 s): a file replaced by
+rename shows the new file, one rewritten in place shows the new content,
+a deleted one vanishes, and a file truncated under an open reader gives
+that reader EIO for the bytes that are gone while the daemon survives and
+keeps serving other files. In default and -o nommap mode.
+"""
+
+import errno
+import os
+import shutil
+import tempfile
+import time
+
+import elf_oracle as oracle
+from elffs_mount import Checker, fixture, require_fuse, run_mounted
+
+TIMEOUT = 1
+WAIT = TIMEOUT + 0.5
+BIG_SOURCES = ["/usr/bin/readelf", "/usr/bin/objdump", "/usr/bin/python3"]
+TRUNCATE_TO = 64 * 1024
+
+
+def view_matches(ck, view, src, what):
+    """The view of src in the mount lists and holds what readelf says."""
+    info = oracle.readelf([src])[src]
+    expected = oracle.expected_files(info, os.path.getsize(src))
+    for kind in ("sections", "segments"):
+        want = {e[0].split("/", 1)[1] for e in expected if e[0].startswith(kind + "/")}
+        try:
+            got = set(os.listdir(os.path.join(view, kind)))
+        except OSError as e:
+            ck.fail(f"{what}: {view}/{kind}: {e.strerror}")
+            return
+        if not ck.ok(got == want, f"{what}: {kind} missing {sorted(want - got)[:5]}, "
+                                  f"unexpected {sorted(got - want)[:5]}"):
+            return
+    fd = os.open(src, os.O_RDONLY)
+    try:
+        for rel, off, size, _ in expected:
+            err = oracle.compare_file(os.path.join(view, rel), fd, off, size)
+            ck.ok(err is None, f"{what}: {rel}: {err}")
+    finally:
+        os.close(fd)
+    try:
+        with open(os.path.join(view, "header"), "rb") as f:
+            head = f.read()
+        with open(src, "rb") as f:
+            ck.eq(head, f.read(len(head)), f"{what}: header")
+    except OSError as e:
+        ck.fail(f"{what}: header: {e.strerror}")
+
+
+def look(view):
+    """Touch the view so the kernel caches its entries and attributes."""
+    os.listdir(os.path.join(view, "sections"))
+    with open(os.path.join(view, "info"), "rb") as f:
+        f.read()
+
+
+def step_rename(ck, src, mnt, stage):
+    a, view = os.path.join(src, "a"), os.path.join(mnt, "a")
+    look(view)
+    tmp = os.path.join(stage, "a.new")
+    shutil.copy(fixture("pie"), tmp)
+    os.rename(tmp, a)
+    time.sleep(WAIT)
+    view_matches(ck, view, a, "replaced by rename")
+
+
+def step_rewrite(ck, src, mnt):
+    a, view = os.path.join(src, "a"), os.path.join(mnt, "a")
+    look(view)
+    with open(fixture("libshared.so"), "rb") as f:
+        data = f.read()
+    with open(a, "r+b") as f:
+        f.truncate(0)
+        f.write(data)
+    time.sleep(WAIT)
+    view_matches(ck, view, a, "rewritten in place")
+    # same size, one byte of .comment changed
+    info = oracle.readelf([a])[a]
+    comment = [s for s in info.sections if s.name == ".comment"][0]
+    with open(os.path.join(view, "sections", ".comment"), "rb") as f:
+        f.read()
+    with open(a, "r+b") as f:
+        f.seek(comment.off)
+        old = f.read(1)
+        f.seek(comment.off)
+        f.write(b"Z" if old != b"Z" else b"Y")
+    time.sleep(WAIT)
+    view_matches(ck, view, a, "patched in place")
+
+
+def largest_section(info, min_off):
+    cands = [s for s in info.sections
+             if s.type != "NOBITS" and s.off >= min_off and s.size >= 8192]
+    return max(cands, key=lambda s: s.size) if cands else None
+
+
+def step_truncate(ck, src, mnt, m):
+    big, view = os.path.join(src, "big"), os.path.join(mnt, "big")
+    info = oracle.readelf([big])[big]
+    sec = largest_section(info, 2 * TRUNCATE_TO)
+    if not ck.ok(sec is not None, "no large section past 128 KiB in big (test setup)"):
+        return
+    name = oracle.section_file_names(info.sections)[sec.index]
+    load = [p for p in info.segments
+            if p.type == "LOAD" and p.off <= sec.off and sec.off + sec.size <= p.off + p.filesz]
+    paths = [os.path.join(view, "sections", name)]
+    paths += [os.path.join(view, "segments", oracle.segment_file_name(load[0], info.machine))]
+    fds = [os.open(p, os.O_RDONLY) for p in paths]  # opened, nothing read yet
+    try:
+        os.truncate(big, TRUNCATE_TO)
+        for p, fd in zip(paths, fds):
+            where = sec.size // 2 if p == paths[0] else sec.off - load[0].off + sec.size // 2
+            ck.errno_is(errno.EIO, f"read of truncated-away bytes of {p}", os.pread, fd,
+                        4096, where)
+        ck.ok(m.alive(), "daemon died after a read of truncated bytes")
+        view_matches(ck, os.path.join(mnt, "other"), os.path.join(src, "other"),
+                     "other file after truncation")
+        time.sleep(WAIT)
+        for p in paths:
+            check_shrunk(ck, p, TRUNCATE_TO)
+        ck.ok(m.alive(), "daemon died after the view of a truncated file was refreshed")
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def check_shrunk(ck, path, new_size):
+    """After the timeout, a fresh open gives no bytes past the new end."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        ck.ok(e.errno in (errno.ENOENT, errno.EIO), f"{path} after truncation: {e.strerror}")
+        return
+    ck.ok(len(data) <= new_size, f"{path} after truncation still gives {len(data)} bytes")
+
+
+def step_delete(ck, src, mnt):
+    look(os.path.join(mnt, "a"))
+    os.unlink(os.path.join(src, "a"))
+    time.sleep(WAIT)
+    ck.ok(not os.path.exists(os.path.join(mnt, "a")), "deleted source still shown")
+    ck.ok("a" not in os.listdir(mnt), "deleted source still listed")
+
+
+def run_mode(ck, args):
+    src = tempfile.mkdtemp(prefix="elffs-chg-")
+    stage = tempfile.mkdtemp(prefix="elffs-stage-")
+    try:
+        shutil.copy(fixture("exec"), os.path.join(src, "a"))
+        shutil.copy(fixture("libshared.so"), os.path.join(src, "other"))
+        shutil.copy(next(p for p in BIG_SOURCES if os.path.getsize(p) > 4 * TRUNCATE_TO),
+                    os.path.join(src, "big"))
+
+        def body(m):
+            view_matches(ck, os.path.join(m.path, "a"), os.path.join(src, "a"), "initial")
+            step_rename(ck, src, m.path, stage)
+            step_rewrite(ck, src, m.path)
+            step_truncate(ck, src, m.path, m)
+            step_delete(ck, src, m.path)
+            view_matches(ck, os.path.join(m.path, "other"), os.path.join(src, "other"),
+                         "other file at the end")
+            ck.ok(m.alive(), "daemon died")
+
+        run_mounted(ck, src, ["-o", f"timeout={TIMEOUT}"] + args, body)
+    finally:
+        shutil.rmtree(src)
+        shutil.rmtree(stage)
+
+
+def main():
+    require_fuse()
+    ck = Checker("changes")
+    for args in ([], ["-o", "nommap"]):
+        before = ck.checks
+        run_mode(ck, args)
+        print(f"mode {args or 'mmap'}: {ck.checks - before} checks", flush=True)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()

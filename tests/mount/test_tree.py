@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""The mirrored tree: directories (mode less write bits, owner, mtime),
+symlinks kept as symlinks (also dangling ones), non-ELF files, FIFOs,
+sockets, empty and short files left out, `ls -lR` and `find` finishing
+quickly; the view of a binary (mode, owner, times); a single-file SOURCE.
+"""
+
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+
+import elf_oracle as oracle
+from elffs_mount import Checker, fixture, require_fuse, run_mounted
+
+VIEW_TOP = {"info", "header", "sections", "segments"}
+MTIME_NS = 1_234_567_890_123_456_789
+OWNER = (1234, 5678)
+
+
+def build_source(root):
+    """Make the test tree; returns (expected top listing, binaries)."""
+    os.makedirs(os.path.join(root, "bin"))
+    os.makedirs(os.path.join(root, "sub", "deeper"))
+    os.makedirs(os.path.join(root, "modes"))
+    shutil.copy(fixture("exec"), os.path.join(root, "bin", "exec"))
+    shutil.copy(fixture("libshared.so"), os.path.join(root, "bin", "lib.so"))
+    shutil.copy(fixture("pie"), os.path.join(root, "sub", "deeper", "pie"))
+    os.link(os.path.join(root, "bin", "exec"), os.path.join(root, "hard"))
+    os.symlink(os.path.join(root, "bin", "exec"), os.path.join(root, "link-abs"))
+    os.symlink("bin/exec", os.path.join(root, "link-rel"))
+    os.symlink("does/not/exist", os.path.join(root, "dangling"))
+    os.symlink("sub", os.path.join(root, "dirlink"))
+    with open(os.path.join(root, "notes.txt"), "w") as f:
+        f.write("not an ELF file\n")
+    open(os.path.join(root, "empty"), "w").close()
+    with open(os.path.join(root, "short"), "wb") as f:
+        f.write(b"\x7fEL")
+    os.mkfifo(os.path.join(root, "fifo"))
+    os.mkfifo(os.path.join(root, "bin", "fifo"))
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(os.path.join(root, "sock"))
+    sock.close()
+    for mode in (0o751, 0o705, 0o500, 0o2775):
+        d = os.path.join(root, "modes", f"d{mode:o}")
+        os.mkdir(d)
+        os.chmod(d, mode)
+        os.chown(d, *OWNER)
+    binary = os.path.join(root, "bin", "exec")
+    os.chmod(binary, 0o751)
+    os.chown(binary, *OWNER)
+    os.chmod(os.path.join(root, "bin", "lib.so"), 0o640)
+    for d in ("modes/d751", "modes/d705", "modes/d500", "modes/d2775", "sub", "bin"):
+        os.utime(os.path.join(root, d), ns=(MTIME_NS, MTIME_NS))
+    os.utime(binary, ns=(MTIME_NS, MTIME_NS))
+    top = {"bin", "sub", "modes", "hard", "link-abs", "link-rel", "dangling", "dirlink"}
+    return top, ["bin/exec", "bin/lib.so", "sub/deeper/pie", "hard"]
+
+
+def check_listing(ck, src, mnt, top):
+    ck.eq(set(os.listdir(mnt)), top, "top directory listing")
+    ck.eq(set(os.listdir(os.path.join(mnt, "bin"))), {"exec", "lib.so"}, "bin/ listing")
+    for gone in ("notes.txt", "empty", "short", "fifo", "sock", "bin/fifo"):
+        ck.ok(not os.path.lexists(os.path.join(mnt, gone)), f"{gone} is shown")
+    for link in ("link-abs", "link-rel", "dangling", "dirlink"):
+        path = os.path.join(mnt, link)
+        ck.ok(os.path.islink(path), f"{link} is not a symlink")
+        if os.path.islink(path):
+            ck.eq(os.readlink(path), os.readlink(os.path.join(src, link)), f"{link} target")
+    for rel in ("hard", "bin/exec", "bin/lib.so", "sub/deeper/pie"):
+        path = os.path.join(mnt, rel)
+        ck.ok(os.path.isdir(path) and set(os.listdir(path)) == VIEW_TOP, f"{rel}: not a view")
+
+
+def check_dirs(ck, src, mnt):
+    for rel in ("sub", "bin", "modes/d751", "modes/d705", "modes/d500", "modes/d2775"):
+        s, m = os.lstat(os.path.join(src, rel)), os.lstat(os.path.join(mnt, rel))
+        ck.ok(stat.S_ISDIR(m.st_mode), f"{rel}: not a directory")
+        ck.eq(oct(stat.S_IMODE(m.st_mode)), oct(stat.S_IMODE(s.st_mode) & ~0o222), f"{rel}: mode")
+        ck.eq((m.st_uid, m.st_gid), (s.st_uid, s.st_gid), f"{rel}: owner")
+        ck.eq(m.st_mtime_ns, s.st_mtime_ns, f"{rel}: mtime")
+
+
+def view_nodes(view):
+    yield view, True
+    yield os.path.join(view, "info"), False
+    yield os.path.join(view, "header"), False
+    for d in ("sections", "segments"):
+        yield os.path.join(view, d), True
+        for name in sorted(os.listdir(os.path.join(view, d))):
+            yield os.path.join(view, d, name), False
+
+
+def check_view_attrs(ck, src, mnt, rel):
+    s = os.stat(os.path.join(src, rel))
+    rbits = stat.S_IMODE(s.st_mode) & 0o444
+    want_dir, want_file = rbits | (rbits >> 2), rbits
+    for path, is_dir in view_nodes(os.path.join(mnt, rel)):
+        m = os.lstat(path)
+        ok = stat.S_ISDIR(m.st_mode) if is_dir else stat.S_ISREG(m.st_mode)
+        ck.ok(ok, f"{path}: wrong file type {oct(m.st_mode)}")
+        ck.eq(oct(stat.S_IMODE(m.st_mode)), oct(want_dir if is_dir else want_file),
+              f"{path}: mode (source {oct(stat.S_IMODE(s.st_mode))})")
+        ck.eq((m.st_uid, m.st_gid), (s.st_uid, s.st_gid), f"{path}: owner")
+        ck.eq(m.st_mtime_ns, s.st_mtime_ns, f"{path}: mtime")
+        ck.count("view_nodes")
+
+
+def run_tool(ck, cmd, what):
+    try:
+        out = subprocess.run(cmd, capture_output=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        ck.fail(f"{what}: did not finish within 20 s")
+        return b""
+    ck.eq(out.returncode, 0, f"{what}: exit status ({out.stderr[-500:]!r})")
+    return out.stdout
+
+
+def expected_file_count(src, binaries):
+    infos = oracle.readelf([os.path.join(src, b) for b in binaries])
+    return sum(2 + len(i.sections) - (1 if i.sections else 0) + len(i.segments)
+               for i in infos.values())
+
+
+def check_tools(ck, src, mnt, binaries):
+    run_tool(ck, ["ls", "-lR", mnt], "ls -lR")
+    out = run_tool(ck, ["find", mnt, "-type", "f"], "find -type f")
+    ck.eq(len(out.splitlines()), expected_file_count(src, binaries), "find -type f: file count")
+    out = run_tool(ck, ["find", mnt, "-type", "l"], "find -type l")
+    ck.eq(len(out.splitlines()), 4, "find -type l: symlink count")
+
+
+def check_single(ck):
+    src = fixture("exec")
+    infos = oracle.readelf([src])
+
+    def body(m):
+        ck.eq(set(os.listdir(m.path)), VIEW_TOP, "single-file SOURCE: mount point listing")
+        fd = os.open(src, os.O_RDONLY)
+        try:
+            for rel, off, size, _ in oracle.expected_files(infos[src], os.path.getsize(src)):
+                err = oracle.compare_file(os.path.join(m.path, rel), fd, off, size)
+                ck.ok(err is None, f"single-file SOURCE {rel}: {err}")
+                ck.count("single_file_checked")
+        finally:
+            os.close(fd)
+        st = os.stat(m.path)
+        ck.ok(stat.S_ISDIR(st.st_mode), "single-file SOURCE: mount point is not a directory")
+
+    run_mounted(ck, src, [], body)
+
+
+def main():
+    require_fuse()
+    ck = Checker("tree")
+    src = tempfile.mkdtemp(prefix="elffs-tree-")
+    try:
+        top, binaries = build_source(src)
+
+        def body(m):
+            check_listing(ck, src, m.path, top)
+            check_dirs(ck, src, m.path)
+            for rel in ("bin/exec", "bin/lib.so"):
+                check_view_attrs(ck, src, m.path, rel)
+            check_tools(ck, src, m.path, binaries)
+            ck.ok(m.alive(), "daemon died")
+
+        run_mounted(ck, src, [], body)
+        check_single(ck)
+    finally:
+        shutil.rmtree(src)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()
