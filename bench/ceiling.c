@@ -1,0 +1,381 @@
+/*
+ * ceiling: the FUSE ceiling of this machine. A bare libfuse3 low-level server
+ * with one read-only file, "data", holding the bytes [offset, offset+size) of
+ * a source file, served with no per-request work at all. Whatever elffs does
+ * on top of FUSE, it cannot read faster than this.
+ *
+ * ceiling [--mode=M] [--keep-cache] [--dontneed] [--advise=A] [--threads=N]
+ *         [--clone-fd] --source=FILE [--offset=N] [--size=N] [FUSE options] MOUNTPOINT
+ *
+ *   --mode=mem    bytes copied once into anonymous memory at start (default)
+ *   --mode=mmap   bytes answered from a MAP_SHARED mapping of FILE (like elffs)
+ *   --mode=fd     bytes answered as a descriptor buffer: spliced to /dev/fuse
+ *                 when -o splice_write is given, pread into a buffer otherwise
+ *   --dontneed    mmap mode: madvise(MADV_DONTNEED) the served range after reply
+ *   --advise=A    mmap mode: madvise the whole mapping: seq, willneed, random
+ *   --threads=N   multithreaded loop with at most N workers (default 1: -s)
+ *   --clone-fd    one /dev/fuse descriptor per worker thread
+ * FUSE options (-o max_write=, max_readahead=, splice_write, max_read=, ...)
+ * go to fuse_parse_conn_info_opts / the mount. Always foreground; prints
+ * "ready" on stdout once mounted. Ends on SIGINT/SIGTERM or fusermount3 -u.
+ */
+#define FUSE_USE_VERSION 312
+#include <fuse_lowlevel.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DATA_INO  2
+#define DATA_NAME "data"
+
+enum mode { MODE_MEM, MODE_MMAP, MODE_FD };
+
+struct ceiling {
+	enum mode mode;
+	bool keep_cache;
+	bool dontneed;
+	const char *advise;
+	unsigned threads;
+	bool clone_fd;
+	const char *source;
+	uint64_t offset;
+	uint64_t size;
+	int fd;
+	const char *base; /* mem: the copy; mmap: the mapping + offset slack */
+	size_t map_len;
+	size_t map_skew; /* offset - page-aligned mapping start */
+	struct fuse_conn_info_opts *conn_opts;
+};
+
+static struct ceiling g;
+
+static void fill_attr(struct stat *st, fuse_ino_t ino)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	if (ino == FUSE_ROOT_ID) {
+		st->st_mode = S_IFDIR | 0555;
+		st->st_nlink = 2;
+	} else {
+		st->st_mode = S_IFREG | 0444;
+		st->st_nlink = 1;
+		st->st_size = (off_t)g.size;
+		st->st_blocks = (blkcnt_t)((g.size + 511) / 512);
+	}
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	fuse_apply_conn_info_opts(g.conn_opts, conn);
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+
+	if (parent != FUSE_ROOT_ID || strcmp(name, DATA_NAME) != 0) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.ino = DATA_INO;
+	e.attr_timeout = 3600;
+	e.entry_timeout = 3600;
+	fill_attr(&e.attr, DATA_INO);
+	fuse_reply_entry(req, &e);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	if (ino != FUSE_ROOT_ID && ino != DATA_INO) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	fill_attr(&st, ino);
+	fuse_reply_attr(req, &st, 3600);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (ino != DATA_INO) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	fi->keep_cache = g.keep_cache;
+	fuse_reply_open(req, fi);
+}
+
+static void release_served(uint64_t off, size_t len)
+{
+	uintptr_t start = (uintptr_t)(g.base + off);
+	uintptr_t end = start + len;
+	long page = sysconf(_SC_PAGESIZE);
+
+	start &= ~(uintptr_t)(page - 1);
+	madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
+	uint64_t pos = (uint64_t)off;
+
+	if (pos >= g.size) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	if (size > g.size - pos)
+		size = g.size - pos;
+	bv.buf[0].size = size;
+	if (g.mode == MODE_FD) {
+		bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+		bv.buf[0].fd = g.fd;
+		bv.buf[0].pos = (off_t)(g.offset + pos);
+	} else {
+		bv.buf[0].mem = (void *)(g.base + pos);
+	}
+	fuse_reply_data(req, &bv, FUSE_BUF_SPLICE_MOVE);
+	if (g.mode == MODE_MMAP && g.dontneed)
+		release_served(pos, size);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+	char buf[256];
+	size_t len = 0;
+	struct stat st;
+
+	if (ino != FUSE_ROOT_ID) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	memset(&st, 0, sizeof(st));
+	if (off < 1) {
+		st.st_ino = FUSE_ROOT_ID;
+		st.st_mode = S_IFDIR;
+		len += fuse_add_direntry(req, buf + len, sizeof(buf) - len, ".", &st, 1);
+	}
+	if (off < 2) {
+		st.st_ino = DATA_INO;
+		st.st_mode = S_IFREG;
+		len += fuse_add_direntry(req, buf + len, sizeof(buf) - len, DATA_NAME, &st, 2);
+	}
+	fuse_reply_buf(req, buf, len < size ? len : size);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+        .init = op_init,
+        .lookup = op_lookup,
+        .getattr = op_getattr,
+        .open = op_open,
+        .read = op_read,
+        .readdir = op_readdir,
+};
+
+static int advise_flag(const char *name)
+{
+	if (strcmp(name, "seq") == 0)
+		return MADV_SEQUENTIAL;
+	if (strcmp(name, "willneed") == 0)
+		return MADV_WILLNEED;
+	if (strcmp(name, "random") == 0)
+		return MADV_RANDOM;
+	return -1;
+}
+
+static int load_mem(void)
+{
+	char *p = malloc(g.size ? g.size : 1);
+	uint64_t done = 0;
+
+	if (!p)
+		return -ENOMEM;
+	while (done < g.size) {
+		ssize_t n = pread(g.fd, p + done, g.size - done, (off_t)(g.offset + done));
+		if (n <= 0) {
+			free(p);
+			return n < 0 ? -errno : -EIO;
+		}
+		done += (uint64_t)n;
+	}
+	g.base = p;
+	return 0;
+}
+
+static int load_mmap(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t start = g.offset & ~(uint64_t)(page - 1);
+	void *m;
+
+	g.map_skew = g.offset - start;
+	g.map_len = g.map_skew + g.size;
+	m = mmap(NULL, g.map_len ? g.map_len : 1, PROT_READ, MAP_SHARED, g.fd, (off_t)start);
+	if (m == MAP_FAILED)
+		return -errno;
+	g.base = (const char *)m + g.map_skew;
+	if (g.advise && madvise(m, g.map_len, advise_flag(g.advise)) != 0)
+		return -errno;
+	return 0;
+}
+
+static int load_source(void)
+{
+	struct stat st;
+
+	g.fd = open(g.source, O_RDONLY | O_CLOEXEC);
+	if (g.fd < 0 || fstat(g.fd, &st) != 0)
+		return -errno;
+	if (g.size == 0 && (uint64_t)st.st_size > g.offset)
+		g.size = (uint64_t)st.st_size - g.offset;
+	if (g.offset > (uint64_t)st.st_size || g.size > (uint64_t)st.st_size - g.offset)
+		return -EINVAL;
+	if (g.mode == MODE_MEM)
+		return load_mem();
+	if (g.mode == MODE_MMAP)
+		return load_mmap();
+	return 0;
+}
+
+static int parse_mode(const char *v)
+{
+	if (strcmp(v, "mem") == 0)
+		g.mode = MODE_MEM;
+	else if (strcmp(v, "mmap") == 0)
+		g.mode = MODE_MMAP;
+	else if (strcmp(v, "fd") == 0)
+		g.mode = MODE_FD;
+	else
+		return -1;
+	return 0;
+}
+
+/* Take our own --options out of argv; the rest goes to libfuse. */
+static int parse_own(int *argc, char **argv)
+{
+	int i, out = 1;
+
+	g.threads = 1;
+	for (i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+		const char *v = strchr(a, '=');
+		int bad = 0;
+
+		if (strncmp(a, "--", 2) != 0 || strcmp(a, "--help") == 0) {
+			argv[out++] = argv[i];
+			continue;
+		}
+		v = v ? v + 1 : "";
+		if (strncmp(a, "--mode=", 7) == 0)
+			bad = parse_mode(v);
+		else if (strcmp(a, "--keep-cache") == 0)
+			g.keep_cache = true;
+		else if (strcmp(a, "--dontneed") == 0)
+			g.dontneed = true;
+		else if (strcmp(a, "--clone-fd") == 0)
+			g.clone_fd = true;
+		else if (strncmp(a, "--advise=", 9) == 0)
+			bad = advise_flag(v) < 0 ? -1 : (g.advise = v, 0);
+		else if (strncmp(a, "--threads=", 10) == 0)
+			g.threads = (unsigned)strtoul(v, NULL, 0);
+		else if (strncmp(a, "--source=", 9) == 0)
+			g.source = v;
+		else if (strncmp(a, "--offset=", 9) == 0)
+			g.offset = strtoull(v, NULL, 0);
+		else if (strncmp(a, "--size=", 7) == 0)
+			g.size = strtoull(v, NULL, 0);
+		else
+			bad = -1;
+		if (bad) {
+			fprintf(stderr, "ceiling: bad option %s\n", a);
+			return -1;
+		}
+	}
+	*argc = out;
+	argv[out] = NULL;
+	return g.source && g.threads > 0 ? 0 : -1;
+}
+
+static int serve(struct fuse_session *se)
+{
+	struct fuse_loop_config *cfg;
+	int ret;
+
+	if (g.threads == 1)
+		return fuse_session_loop(se);
+	cfg = fuse_loop_cfg_create();
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_max_threads(cfg, g.threads);
+	fuse_loop_cfg_set_idle_threads(cfg, g.threads);
+	fuse_loop_cfg_set_clone_fd(cfg, g.clone_fd);
+	ret = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return ret;
+}
+
+static int run(struct fuse_args *args, const char *mountpoint)
+{
+	struct fuse_session *se;
+	int ret = 1;
+
+	se = fuse_session_new(args, &ops, sizeof(ops), NULL);
+	if (!se)
+		return 1;
+	if (fuse_set_signal_handlers(se) == 0) {
+		if (fuse_session_mount(se, mountpoint) == 0) {
+			printf("ready\n");
+			fflush(stdout);
+			ret = serve(se) ? 1 : 0;
+			fuse_session_unmount(se);
+		}
+		fuse_remove_signal_handlers(se);
+	}
+	fuse_session_destroy(se);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args;
+	struct fuse_cmdline_opts opts;
+	int ret;
+
+	if (parse_own(&argc, argv) != 0) {
+		fprintf(stderr, "usage: ceiling [--mode=mem|mmap|fd] --source=FILE "
+		                "[--offset=N] [--size=N] [options] MOUNTPOINT\n");
+		return 2;
+	}
+	args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
+	g.conn_opts = fuse_parse_conn_info_opts(&args);
+	if (!g.conn_opts || fuse_parse_cmdline(&args, &opts) != 0 || !opts.mountpoint)
+		return 2;
+	ret = load_source();
+	if (ret < 0) {
+		fprintf(stderr, "ceiling: %s: %s\n", g.source, strerror(-ret));
+		return 1;
+	}
+	ret = run(&args, opts.mountpoint);
+	free(opts.mountpoint);
+	fuse_opt_free_args(&args);
+	free(g.conn_opts);
+	return ret;
+}
