@@ -4,13 +4,15 @@
  * a source file, served with no per-request work at all. Whatever elffs does
  * on top of FUSE, it cannot read faster than this.
  *
- * ceiling [--mode=M] [--keep-cache] [--dontneed] [--advise=A] [--threads=N]
+ * ceiling [--mode=M] [--keep-cache] [--direct-io] [--dontneed] [--advise=A] [--threads=N]
  *         [--clone-fd] --source=FILE [--offset=N] [--size=N] [FUSE options] MOUNTPOINT
  *
  *   --mode=mem    bytes copied once into anonymous memory at start (default)
  *   --mode=mmap   bytes answered from a MAP_SHARED mapping of FILE (like elffs)
  *   --mode=fd     bytes answered as a descriptor buffer: spliced to /dev/fuse
  *                 when -o splice_write is given, pread into a buffer otherwise
+ *   --keep-cache  keep the page cache of "data" across opens (FOPEN_KEEP_CACHE)
+ *   --direct-io   bypass the page cache of "data" (FOPEN_DIRECT_IO)
  *   --dontneed    mmap mode: madvise(MADV_DONTNEED) the served range after reply
  *   --advise=A    mmap mode: madvise the whole mapping: seq, willneed, random
  *   --threads=N   multithreaded loop with at most N workers (default 1: -s)
@@ -25,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +44,7 @@ enum mode { MODE_MEM, MODE_MMAP, MODE_FD };
 struct ceiling {
 	enum mode mode;
 	bool keep_cache;
+	bool direct_io;
 	bool dontneed;
 	const char *advise;
 	unsigned threads;
@@ -56,6 +60,9 @@ struct ceiling {
 };
 
 static struct ceiling g;
+
+/* Request statistics, printed on exit: how big the kernel's reads were. */
+static _Atomic uint64_t n_reads, n_bytes, max_read;
 
 static void fill_attr(struct stat *st, fuse_ino_t ino)
 {
@@ -118,7 +125,18 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->keep_cache = g.keep_cache;
+	fi->direct_io = g.direct_io;
 	fuse_reply_open(req, fi);
+}
+
+static void count_read(size_t size)
+{
+	uint64_t m = atomic_load_explicit(&max_read, memory_order_relaxed);
+
+	atomic_fetch_add_explicit(&n_reads, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&n_bytes, size, memory_order_relaxed);
+	while (size > m && !atomic_compare_exchange_weak(&max_read, &m, size))
+		;
 }
 
 static void release_served(uint64_t off, size_t len)
@@ -143,6 +161,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	if (size > g.size - pos)
 		size = g.size - pos;
+	count_read(size);
 	bv.buf[0].size = size;
 	if (g.mode == MODE_FD) {
 		bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
@@ -288,6 +307,8 @@ static int parse_own(int *argc, char **argv)
 			bad = parse_mode(v);
 		else if (strcmp(a, "--keep-cache") == 0)
 			g.keep_cache = true;
+		else if (strcmp(a, "--direct-io") == 0)
+			g.direct_io = true;
 		else if (strcmp(a, "--dontneed") == 0)
 			g.dontneed = true;
 		else if (strcmp(a, "--clone-fd") == 0)
@@ -374,6 +395,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = run(&args, opts.mountpoint);
+	fprintf(stderr, "ceiling: reads=%" PRIu64 " bytes=%" PRIu64 " max_read=%" PRIu64 "\n",
+	        atomic_load(&n_reads), atomic_load(&n_bytes), atomic_load(&max_read));
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);
 	free(g.conn_opts);
