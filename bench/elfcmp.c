@@ -7,6 +7,8 @@
  *       closes, once with pfelf and once with libelf (alternating which goes
  *       first). Prints one line per pass and library, then the medians:
  *       "median_pfelf=S median_libelf=S speedup=X files=N sections=N".
+ *   elfcmp --nommap ...
+ *       The same with pfelf's pread backend (PFELF_OPEN_NOMMAP).
  *   elfcmp --one FILE NAME REPS
  *       The same work on one file, REPS times each; prints the medians in
  *       milliseconds: "one_pfelf_ms=A one_libelf_ms=B".
@@ -42,13 +44,15 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static unsigned pfelf_flags; /* PFELF_OPEN_NOMMAP with --nommap */
+
 static void walk_pfelf(const char *path, const char *want, struct tally *t)
 {
 	pfelf_file *f;
 	const pfelf_shdr *sh;
 	int n, i;
 
-	if (pfelf_open(path, 0, &f) != 0) {
+	if (pfelf_open(path, pfelf_flags, &f) != 0) {
 		t->failed++;
 		return;
 	}
@@ -204,6 +208,11 @@ int main(int argc, char **argv)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 1;
+	if (argc > 1 && strcmp(argv[1], "--nommap") == 0) {
+		pfelf_flags = PFELF_OPEN_NOMMAP;
+		argc--;
+		argv++;
+	}
 	if (argc == 5 && strcmp(argv[1], "--one") == 0) {
 		int reps = atoi(argv[4]), i;
 		double *tp = calloc((size_t)reps, sizeof(double));
@@ -220,7 +229,8 @@ int main(int argc, char **argv)
 		return agree(&a, &b) ? 0 : 1;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: elfcmp LISTFILE PASSES | elfcmp --one FILE NAME REPS\n");
+		fprintf(stderr, "usage: elfcmp [--nommap] LISTFILE PASSES\n"
+		                "       elfcmp [--nommap] --one FILE NAME REPS\n");
 		return 2;
 	}
 	paths = read_list(argv[1], &n);
