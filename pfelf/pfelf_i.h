@@ -119,6 +119,12 @@ struct pfelf_file {
 	uint32_t *byname; /* section indexes sorted by (name, index) */
 	_Atomic int ph_state;
 	pfelf_phdr *ph; /* phnum entries */
+
+	/* Metadata tables (symbols, versions, hash, notes, dynamic; meta_i.h),
+	 * allocated on first use through meta_state and freed by
+	 * pfelf__meta_free(), which pfelf__free() must call. */
+	_Atomic int meta_state;
+	struct pfelf_meta *meta;
 };
 
 /* Header decoding and validation (header.c). */

@@ -1,0 +1,151 @@
+/* Symbol fields spelled as binutils' readelf -s spells them: type,
+ * binding, visibility, section index and the versioned name. */
+#include "meta_i.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ELFOSABI_GNU     3
+#define ELFOSABI_FREEBSD 9
+#define EM_SPARCV9       43
+#define EM_PARISC        15
+#define EM_ARM           40
+#define EM_X86_64        62
+#define EM_MIPS          8
+#define EM_TI_C6000      140
+#define EM_IA_64         50
+#define EM_L1OM          180
+#define EM_K1OM          181
+#define ELFOSABI_HPUX    1
+#define STT_SECTION      3
+
+static int put(char *buf, size_t buflen, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+static int put(char *buf, size_t buflen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, buflen, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n >= buflen ? -ENOSPC : n;
+}
+
+static const char *const type_names[] = {"NOTYPE", "OBJECT", "FUNC", "SECTION", "FILE",
+                                         "COMMON", "TLS",    "RELC", "SRELC"};
+
+PFELF_API int pfelf_symbol_type_name(pfelf_file *f, uint8_t type, char *buf, size_t buflen)
+{
+	uint16_t m = f->eh.machine;
+	uint8_t osabi = f->eh.osabi;
+	if (type < sizeof(type_names) / sizeof(type_names[0]))
+		return put(buf, buflen, "%s", type_names[type]);
+	if (type >= 13 && type <= 15) { /* STT_LOPROC .. STT_HIPROC */
+		if (m == EM_ARM && type == 13)
+			return put(buf, buflen, "THUMB_FUNC");
+		if (m == EM_SPARCV9 && type == 13)
+			return put(buf, buflen, "REGISTER");
+		if (m == EM_PARISC && type == 13)
+			return put(buf, buflen, "PARISC_MILLI");
+		return put(buf, buflen, "<processor specific>: %d", type);
+	}
+	if (type >= 10 && type <= 12) { /* STT_LOOS .. STT_HIOS */
+		if (m == EM_PARISC && type == 11)
+			return put(buf, buflen, "HP_OPAQUE");
+		if (m == EM_PARISC && type == 12)
+			return put(buf, buflen, "HP_STUB");
+		if (type == 10 && (osabi == ELFOSABI_GNU || osabi == ELFOSABI_FREEBSD))
+			return put(buf, buflen, "IFUNC");
+		return put(buf, buflen, "<OS specific>: %d", type);
+	}
+	return put(buf, buflen, "<unknown>: %d", type);
+}
+
+PFELF_API int pfelf_symbol_bind_name(pfelf_file *f, uint8_t bind, char *buf, size_t buflen)
+{
+	static const char *const names[] = {"LOCAL", "GLOBAL", "WEAK"};
+	if (bind < 3)
+		return put(buf, buflen, "%s", names[bind]);
+	if (bind >= 13 && bind <= 15)
+		return put(buf, buflen, "<processor specific>: %d", bind);
+	if (bind >= 10 && bind <= 12) {
+		if (bind == 10 && f->eh.osabi == ELFOSABI_GNU)
+			return put(buf, buflen, "UNIQUE");
+		return put(buf, buflen, "<OS specific>: %d", bind);
+	}
+	return put(buf, buflen, "<unknown>: %d", bind);
+}
+
+PFELF_API int pfelf_symbol_visibility_name(uint8_t visibility, char *buf, size_t buflen)
+{
+	static const char *const names[] = {"DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED"};
+	return put(buf, buflen, "%s", names[visibility & 3]);
+}
+
+static const char *special_shndx(const pfelf_file *f, uint32_t x)
+{
+	uint16_t m = f->eh.machine;
+	if (x == 0xff00 && m == EM_IA_64 && f->eh.osabi == ELFOSABI_HPUX)
+		return "ANSI_COM";
+	if (x == 0xff02 && (m == EM_X86_64 || m == EM_L1OM || m == EM_K1OM))
+		return "LARGE_COM";
+	if ((x == 0xff03 && m == EM_MIPS) || (x == 0xff00 && m == EM_TI_C6000))
+		return "SCOM";
+	if (x == 0xff04 && m == EM_MIPS)
+		return "SUND";
+	return NULL;
+}
+
+PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, uint32_t x, char *buf, size_t buflen)
+{
+	if (x == 0)
+		return put(buf, buflen, "UND");
+	if (x == 0xfff1)
+		return put(buf, buflen, "ABS");
+	if (x == 0xfff2)
+		return put(buf, buflen, "COM");
+	const char *s = special_shndx(f, x);
+	if (s)
+		return put(buf, buflen, "%s", s);
+	if (x >= 0xff00 && x <= 0xff1f)
+		return put(buf, buflen, "PRC[0x%04x]", x & 0xffff);
+	if (x >= 0xff20 && x <= 0xff3f)
+		return put(buf, buflen, "OS [0x%04x]", x & 0xffff);
+	if (x >= 0xff00)
+		return put(buf, buflen, "RSV[0x%04x]", x & 0xffff);
+	if (f->eh.shnum != 0 && x >= f->eh.shnum)
+		return put(buf, buflen, "bad section index[%3u]", x);
+	return put(buf, buflen, "%3u", x);
+}
+
+/* The name readelf shows before any version suffix. */
+static const char *base_name(pfelf_file *f, const pfelf_sym *s)
+{
+	if (s->type == STT_SECTION && s->name_off == 0) {
+		const pfelf_shdr *sh;
+		if (s->shndx >= f->eh.shnum || pfelf_section(f, s->shndx, &sh) < 0)
+			return s->name;
+		return (sh->status & PFELF_ST_BAD_NAME) ? "<corrupt>" : sh->name;
+	}
+	return (s->status & PFELF_SYM_BAD_NAME) ? "<corrupt>" : s->name;
+}
+
+PFELF_API int pfelf_symbol_display_name(pfelf_file *f, const pfelf_sym *s, char *buf, size_t buflen)
+{
+	const char *name = base_name(f, s);
+	switch (s->ver_kind) {
+	case PFELF_VER_DEFAULT:
+		return put(buf, buflen, "%s@@%s", name, s->version);
+	case PFELF_VER_HIDDEN:
+		return put(buf, buflen, "%s@%s", name, s->version);
+	case PFELF_VER_NEEDED:
+		return put(buf, buflen, "%s@%s (%u)", name, s->version, (unsigned)s->versym);
+	case PFELF_VER_BAD:
+		return put(buf, buflen, "%s@<corrupt>", name);
+	default:
+		return put(buf, buflen, "%s", name);
+	}
+}
