@@ -1,0 +1,59 @@
+/* The attributes the mount shows for a node (SPEC section 3). */
+#include "attr.h"
+
+#include <string.h>
+
+mode_t attr_view_dir_mode(mode_t src)
+{
+	mode_t r = src & 0444;
+	return S_IFDIR | r | (r >> 2);
+}
+
+/* Mode, link count and size for n whose source has mode m and size size. */
+static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
+{
+	out->st_nlink = 1;
+	out->st_size = (off_t)n->size;
+	switch (n->kind) {
+	case NK_DIR:
+		/* nlink 1: "subdirectories not counted" (ELF files become directories) */
+		out->st_mode = S_IFDIR | (m & 07555);
+		out->st_size = size;
+		break;
+	case NK_LINK:
+		out->st_mode = S_IFLNK | (m & 0555);
+		out->st_size = size;
+		break;
+	case NK_BIN:
+		out->st_mode = attr_view_dir_mode(m);
+		out->st_nlink = 4; /* ., .., sections/.., segments/.. */
+		out->st_size = 4;  /* info, header, sections, segments */
+		break;
+	case NK_SECTIONS:
+	case NK_SEGMENTS:
+		out->st_mode = attr_view_dir_mode(m);
+		out->st_nlink = 2;
+		break;
+	default:
+		out->st_mode = S_IFREG | (m & 0444);
+		break;
+	}
+}
+
+void attr_of(struct node *n, struct stat *out)
+{
+	nodes_lock();
+	const struct node *src = node_is_source(n) ? n : n->broot;
+	struct stat s = src->st;
+	nodes_unlock();
+	memset(out, 0, sizeof(*out));
+	out->st_ino = n->ino;
+	out->st_uid = s.st_uid;
+	out->st_gid = s.st_gid;
+	out->st_atim = s.st_atim;
+	out->st_mtim = s.st_mtim;
+	out->st_ctim = s.st_ctim;
+	out->st_blksize = 4096;
+	shape(n, s.st_mode, s.st_size, out);
+	out->st_blocks = (out->st_size + 511) / 512;
+}

@@ -1,0 +1,20 @@
+/* The attributes the mount shows for a node (SPEC section 3). */
+#ifndef ELFFS_ATTR_H
+#define ELFFS_ATTR_H
+
+#include "nodes.h"
+
+#include <sys/stat.h>
+
+/*
+ * Attributes of n: owner and times of its source (a binary's for every
+ * node of its view); mode: directories of SOURCE lose the write bits,
+ * files of a view keep only the read bits, directories of a view have the
+ * read bits plus the matching search bits.
+ */
+void attr_of(struct node *n, struct stat *out);
+
+/* Mode of a view directory for a source mode: read bits plus matching x bits. */
+mode_t attr_view_dir_mode(mode_t src);
+
+#endif /* ELFFS_ATTR_H */

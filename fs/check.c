@@ -1,0 +1,145 @@
+/* Change detection: re-checking sources and moving binaries to new generations. */
+#include "check.h"
+#include "bincache.h"
+#include "inval.h"
+#include "probe.h"
+#include "source.h"
+
+#include <errno.h>
+
+static const char *const bin_children[] = {"info", "header", "sections", "segments"};
+
+/* Binary root b changed identity (table lock held). */
+static void new_generation(struct node *b)
+{
+	b->gen++;
+	inval_inode(b->ino);
+	for (unsigned i = 0; i < sizeof(bin_children) / sizeof(bin_children[0]); i++)
+		inval_entry(b->ino, bin_children[i]);
+}
+
+/* Source node s is gone or of another kind now (table lock held). */
+static void gone(struct node *s)
+{
+	if (!s->parent) { /* file-mode root: stays, empty */
+		if (!s->absent)
+			new_generation(s);
+		s->absent = true;
+		return;
+	}
+	if (!s->stale)
+		inval_entry(s->parent->ino, s->name);
+	node_unhash_locked(s);
+}
+
+/* Take a fresh lstat of source node s of kind kind (table lock held). */
+static void update(struct node *s, const struct stat *st)
+{
+	if (s->kind == NK_BIN && (s->absent || !src_same_identity(&s->st, st)))
+		new_generation(s);
+	s->absent = false;
+	s->st = *st;
+	s->checked_ns = elffs_now_ns();
+}
+
+static bool lost(int err)
+{
+	return err == -ENOENT || err == -ENOTDIR || err == -ELOOP || err == -EACCES ||
+	       err == -EXDEV || err == -ESTALE;
+}
+
+/* The kind source node s shows as now (stat in st), or -errno. */
+static int current_kind(struct node *s, struct stat *st)
+{
+	if (!s->parent && !elffs.single_name) {
+		int r = src_lstat(s, st);
+		return r < 0 ? r : NK_DIR;
+	}
+	struct srcloc loc;
+	int ret = src_locate(s, &loc);
+	if (ret < 0)
+		return ret;
+	if (fstatat(loc.dirfd, loc.name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		ret = -errno;
+	} else {
+		nodes_lock();
+		bool same = s->kind == NK_BIN && !s->absent && src_same_identity(&s->st, st);
+		nodes_unlock();
+		ret = same ? NK_BIN : probe_classify(loc.dirfd, loc.name, st);
+	}
+	src_release(&loc);
+	return ret;
+}
+
+static void recheck(struct node *s)
+{
+	struct stat st;
+	int kind = current_kind(s, &st);
+	if (kind < 0 && !lost(kind))
+		return; /* EMFILE, ENOMEM...: try again next time */
+	uint64_t gen;
+	nodes_lock();
+	if (kind == (int)s->kind)
+		update(s, &st);
+	else
+		gone(s);
+	gen = s->stale ? UINT64_MAX : s->gen;
+	nodes_unlock();
+	if (s->kind == NK_BIN)
+		bincache_invalidate(s->bin, gen);
+}
+
+static bool due(struct node *s)
+{
+	nodes_lock();
+	bool d = !s->stale && elffs_now_ns() - s->checked_ns >= elffs.timeout_ns;
+	nodes_unlock();
+	return d;
+}
+
+int check_node(struct node *n)
+{
+	struct node *s = node_is_source(n) ? n : n->broot;
+	if (due(s))
+		recheck(s);
+	nodes_lock();
+	int ret = s->stale || (n != s && n->gen != s->gen) ? -ESTALE : 0;
+	nodes_unlock();
+	return ret;
+}
+
+void check_force(struct node *n)
+{
+	nodes_lock();
+	n->checked_ns = 0;
+	nodes_unlock();
+}
+
+int check_view(struct node *n, struct bview **out)
+{
+	struct node *root = n->broot;
+	nodes_lock();
+	int ret = root->stale || n->gen != root->gen ? -ESTALE : root->absent ? -ENOENT : 0;
+	uint64_t gen = root->gen;
+	struct stat st = root->st;
+	nodes_unlock();
+	if (ret < 0)
+		return ret;
+	ret = bincache_acquire(root, gen, &st, out);
+	if (ret == -ESTALE)
+		check_force(root);
+	return ret;
+}
+
+bool check_reuse_source(struct node *old, struct node *cand)
+{
+	if (old->stale || old->kind != cand->kind)
+		return false;
+	update(old, &cand->st);
+	return true;
+}
+
+bool check_reuse_inner(struct node *old, struct node *cand)
+{
+	return !old->stale && old->kind == cand->kind && old->gen == cand->gen;
+}

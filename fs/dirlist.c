@@ -1,0 +1,143 @@
+/* Directory listings: snapshots taken at opendir. */
+#include "dirlist.h"
+#include "bincache.h"
+#include "check.h"
+#include "probe.h"
+#include "source.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int grow(struct dirlist *d, size_t *cap)
+{
+	if (d->n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 64;
+	struct dent *e = realloc(d->e, c * sizeof(*e));
+	char **o = realloc(d->owned, c * sizeof(*o));
+	if (e)
+		d->e = e;
+	if (o)
+		d->owned = o;
+	if (!e || !o)
+		return -ENOMEM;
+	*cap = c;
+	return 0;
+}
+
+static int add_owned(struct dirlist *d, size_t *cap, const char *name, unsigned char type)
+{
+	char *s = strdup(name);
+	if (!s || grow(d, cap) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	d->owned[d->n] = s;
+	d->e[d->n++] = (struct dent){s, type};
+	return 0;
+}
+
+/* Entries of a SOURCE directory: subdirectories, symlinks, ELF files. */
+static int list_source(struct node *dir, struct dirlist *d)
+{
+	int fd = src_open_dir(dir, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	DIR *dp = fdopendir(fd);
+	if (!dp) {
+		close(fd);
+		return -ENOMEM;
+	}
+	size_t cap = 0;
+	int ret = 0;
+	struct dirent *de;
+	while (ret == 0 && (errno = 0, de = readdir(dp))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		struct stat st;
+		int kind = probe_entry(dirfd(dp), de->d_name, de->d_type, &st);
+		if (kind >= 0)
+			ret = add_owned(d, &cap, de->d_name, kind == NK_LINK ? DT_LNK : DT_DIR);
+	}
+	if (ret == 0 && errno)
+		ret = -errno;
+	closedir(dp);
+	return ret;
+}
+
+static int list_binary(struct node *bin, struct dirlist *d)
+{
+	static const struct dent fixed[] = {
+	        {"info", DT_REG}, {"header", DT_REG}, {"sections", DT_DIR}, {"segments", DT_DIR}};
+	nodes_lock();
+	bool absent = bin->absent;
+	nodes_unlock();
+	if (absent)
+		return 0;
+	d->e = malloc(sizeof(fixed));
+	if (!d->e)
+		return -ENOMEM;
+	memcpy(d->e, fixed, sizeof(fixed));
+	d->n = sizeof(fixed) / sizeof(fixed[0]);
+	return 0;
+}
+
+/* The file names of a view directory (sections/ or segments/). */
+static int list_view(struct node *dir, struct dirlist *d)
+{
+	int ret = check_view(dir, &d->view);
+	if (ret < 0)
+		return ret;
+	struct bview *v = d->view;
+	bool sec = dir->kind == NK_SECTIONS;
+	size_t n = sec ? (v->nsec ? v->nsec - 1 : 0) : v->nseg;
+	if (n == 0)
+		return 0;
+	d->e = calloc(n, sizeof(*d->e));
+	if (!d->e)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		d->e[i] = (struct dent){sec ? v->secname[i + 1] : v->segname[i], DT_REG};
+	d->n = n;
+	return 0;
+}
+
+int dirlist_open(struct node *dir, struct dirlist **out)
+{
+	struct dirlist *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->self = dir->ino;
+	d->parent = dir->parent ? dir->parent->ino : dir->ino;
+	int ret = check_node(dir);
+	if (ret == 0 && dir->kind == NK_DIR)
+		ret = list_source(dir, d);
+	else if (ret == 0 && dir->kind == NK_BIN)
+		ret = list_binary(dir, d);
+	else if (ret == 0 && (dir->kind == NK_SECTIONS || dir->kind == NK_SEGMENTS))
+		ret = list_view(dir, d);
+	else if (ret == 0)
+		ret = -ENOTDIR;
+	if (ret < 0) {
+		dirlist_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}
+
+void dirlist_free(struct dirlist *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; d->owned && i < d->n; i++)
+		free(d->owned[i]);
+	free(d->owned);
+	free(d->e);
+	bincache_release(d->view);
+	free(d);
+}

@@ -1,0 +1,35 @@
+/*
+ * Directory listings: a snapshot taken at opendir and served by readdir
+ * by position. A SOURCE directory's listing reads entries and probes only
+ * the ELF magic of regular files (probe.h); a view directory lists the
+ * names of its parsed view.
+ */
+#ifndef ELFFS_DIRLIST_H
+#define ELFFS_DIRLIST_H
+
+#include "nodes.h"
+#include "view.h"
+
+#include <stddef.h>
+
+struct dent {
+	const char *name;
+	unsigned char type; /* DT_DIR, DT_REG, DT_LNK */
+};
+
+struct dirlist {
+	uint64_t self;   /* inode of the directory */
+	uint64_t parent; /* inode of its parent */
+	size_t n;        /* entries, "." and ".." not counted */
+	struct dent *e;
+	char **owned;       /* names this listing allocated (SOURCE directories) */
+	struct bview *view; /* names are the view's (sections/, segments/) */
+};
+
+/* A snapshot of directory node dir (any directory kind); 0 or -errno. */
+int dirlist_open(struct node *dir, struct dirlist **out);
+
+/* Free a snapshot. */
+void dirlist_free(struct dirlist *d);
+
+#endif /* ELFFS_DIRLIST_H */

@@ -1,0 +1,35 @@
+/*
+ * elffs: the daemon's shared context and small helpers.
+ *
+ * One mount per process: the context is a process-wide singleton that the
+ * option parser fills in before the session starts and that is read-only
+ * afterwards.
+ */
+#ifndef ELFFS_H
+#define ELFFS_H
+
+#define FUSE_USE_VERSION 35
+#include <fuse_lowlevel.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#define ELFFS_VERSION "0.1.0"
+
+struct elffs_ctx {
+	int srcfd;            /* SOURCE (directory mode) or SOURCE's parent (file mode) */
+	char *single_name;    /* file mode: SOURCE's name inside srcfd; NULL otherwise */
+	char *source;         /* SOURCE, absolute */
+	unsigned pfelf_flags; /* PFELF_OPEN_NOMMAP under -o nommap */
+	double timeout;       /* entry/attr cache timeout and re-check interval, seconds */
+	uint64_t timeout_ns;  /* the same in nanoseconds */
+	struct fuse_session *se;
+};
+
+extern struct elffs_ctx elffs;
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t elffs_now_ns(void);
+
+#endif /* ELFFS_H */

@@ -1,0 +1,24 @@
+/*
+ * Kernel cache invalidations, sent from a thread of their own: a handler
+ * must not call fuse_lowlevel_notify_inval_entry() for a directory the
+ * kernel holds locked while it waits for that very handler (a lookup),
+ * so handlers only queue them here.
+ */
+#ifndef ELFFS_INVAL_H
+#define ELFFS_INVAL_H
+
+#include <stdint.h>
+
+/* Start the sender thread for session se; 0 or -errno. */
+int inval_start(void *se);
+
+/* Stop it (pending notifications are dropped). */
+void inval_stop(void);
+
+/* Queue: forget the dentry name of directory parent. */
+void inval_entry(uint64_t parent, const char *name);
+
+/* Queue: forget the attributes and cached data of ino. */
+void inval_inode(uint64_t ino);
+
+#endif /* ELFFS_INVAL_H */

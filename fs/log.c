@@ -1,0 +1,42 @@
+/* Error reporting: stderr in the foreground, syslog once daemonized. */
+#include "log.h"
+#include "elffs.h"
+
+#include <fuse_log.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+static bool to_syslog;
+
+static void vlog(int prio, const char *fmt, va_list ap)
+{
+	if (to_syslog) {
+		vsyslog(prio, fmt, ap);
+		return;
+	}
+	fputs("elffs: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void elog(int prio, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(prio, fmt, ap);
+	va_end(ap);
+}
+
+/* libfuse's messages end in a newline already; syslog does not want it. */
+static void fuse_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	vsyslog((int)level, fmt, ap);
+}
+
+void elog_use_syslog(void)
+{
+	openlog("elffs", LOG_PID, LOG_DAEMON);
+	to_syslog = true;
+	fuse_set_log_func(fuse_to_syslog);
+}

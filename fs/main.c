@@ -1,0 +1,160 @@
+/*
+ * elffs: mount a tree of ELF files; every section and segment a file.
+ * main() parses the command line, opens SOURCE, mounts, daemonizes (the
+ * parent returns once the mount is live) and runs the session loop until
+ * SIGINT, SIGTERM or an unmount.
+ */
+#include "elffs.h"
+#include "inval.h"
+#include "log.h"
+#include "nodes.h"
+#include "ops.h"
+#include "options.h"
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* SOURCE is one file: keep its directory open and its name. */
+static int open_single(const char *source, struct stat *st)
+{
+	const char *slash = strrchr(source, '/');
+	char *dir = slash == source ? strdup("/") : strndup(source, (size_t)(slash - source));
+	elffs.single_name = strdup(slash + 1);
+	if (!dir || !elffs.single_name) {
+		free(dir);
+		return -ENOMEM;
+	}
+	elffs.srcfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (elffs.srcfd < 0 || fstatat(elffs.srcfd, elffs.single_name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (probe_classify(elffs.srcfd, elffs.single_name, st) != NK_BIN) {
+		elog(LOG_ERR, "%s: not an ELF file (or not readable)", source);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* Open SOURCE (absolute); the kind and attributes of the mount's root. */
+static int open_source(const char *source, enum node_kind *kind, struct stat *st)
+{
+	if (stat(source, st) < 0)
+		return -errno;
+	if (S_ISREG(st->st_mode)) {
+		*kind = NK_BIN;
+		return open_single(source, st);
+	}
+	if (!S_ISDIR(st->st_mode)) {
+		elog(LOG_ERR, "%s: neither a directory nor a regular file", source);
+		return -EINVAL;
+	}
+	*kind = NK_DIR;
+	elffs.srcfd = open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (elffs.srcfd < 0 || fstat(elffs.srcfd, st) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Under -o nommap each cached handle holds a descriptor: allow many. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void configure(const struct elffs_opts *o)
+{
+	elffs.source = o->source;
+	elffs.pfelf_flags = o->nommap ? PFELF_OPEN_NOMMAP : 0;
+	elffs.timeout = o->timeout_s;
+	elffs.timeout_ns = (uint64_t)(o->timeout_s * 1e9);
+}
+
+static int serve(struct fuse_session *se, const struct elffs_opts *o)
+{
+	elffs.se = se;
+	int ret = inval_start(se);
+	if (ret < 0)
+		elog(LOG_WARNING, "no invalidation thread (%s): caches expire by timeout only",
+		     strerror(-ret));
+	if (o->cmd.singlethread) {
+		ret = fuse_session_loop(se);
+	} else {
+		struct fuse_loop_config cfg = {
+		        .clone_fd = o->cmd.clone_fd,
+		        .max_idle_threads = o->cmd.max_idle_threads,
+		};
+		ret = fuse_session_loop_mt(se, &cfg);
+	}
+	inval_stop();
+	elffs.se = NULL;
+	if (ret < 0)
+		elog(LOG_ERR, "session loop: %s", strerror(-ret));
+	return ret < 0 ? 1 : 0; /* > 0: ended by that signal, a clean exit */
+}
+
+static int mount_and_serve(struct fuse_session *se, const struct elffs_opts *o)
+{
+	if (fuse_set_signal_handlers(se) != 0)
+		return 1;
+	int ret = 1;
+	if (fuse_session_mount(se, o->cmd.mountpoint) == 0) {
+		if (fuse_daemonize(o->cmd.foreground) == 0) {
+			if (!o->cmd.foreground)
+				elog_use_syslog();
+			ret = serve(se, o);
+		}
+		fuse_session_unmount(se);
+	}
+	fuse_remove_signal_handlers(se);
+	return ret;
+}
+
+static int run(struct fuse_args *args, const struct elffs_opts *o)
+{
+	enum node_kind kind = NK_DIR;
+	struct stat st;
+	configure(o);
+	int ret = open_source(o->source, &kind, &st);
+	if (ret == 0)
+		ret = nodes_init(kind, &st);
+	if (ret < 0) {
+		if (ret != -ENOEXEC && ret != -EINVAL)
+			elog(LOG_ERR, "%s: %s", o->source, strerror(-ret));
+		return 1;
+	}
+	raise_nofile();
+	struct fuse_session *se = fuse_session_new(args, &elffs_ops, sizeof(elffs_ops), NULL);
+	if (!se)
+		return 1;
+	ret = mount_and_serve(se, o);
+	fuse_session_destroy(se);
+	nodes_destroy();
+	return ret;
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args;
+	struct elffs_opts o;
+	int ret = options_parse(argc, argv, &args, &o);
+	if (ret == 0)
+		ret = run(&args, &o);
+	else
+		ret = ret > 0 ? 0 : 1;
+	if (elffs.srcfd >= 0)
+		close(elffs.srcfd);
+	free(elffs.single_name);
+	fuse_opt_free_args(&args);
+	options_free(&o);
+	return ret;
+}

@@ -1,0 +1,45 @@
+/* The handler table and the connection setup. */
+#include "ops.h"
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	/* Memory buffers point into shared file mappings: never splice them. */
+	conn->want &= ~(FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* A changed mtime or size in a getattr reply drops cached pages. */
+	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
+		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
+	conn->time_gran = 1;
+}
+
+const struct fuse_lowlevel_ops elffs_ops = {
+        .init = op_init,
+        .lookup = op_lookup,
+        .forget = op_forget,
+        .forget_multi = op_forget_multi,
+        .getattr = op_getattr,
+        .readlink = op_readlink,
+        .statfs = op_statfs,
+        .opendir = op_opendir,
+        .readdir = op_readdir,
+        .releasedir = op_releasedir,
+        .open = op_open,
+        .read = op_read,
+        .release = op_release,
+        .getxattr = op_getxattr,
+        .listxattr = op_listxattr,
+        .setattr = op_setattr,
+        .mknod = op_mknod,
+        .mkdir = op_mkdir,
+        .unlink = op_unlink,
+        .rmdir = op_rmdir,
+        .symlink = op_symlink,
+        .rename = op_rename,
+        .link = op_link,
+        .write = op_write,
+        .setxattr = op_setxattr,
+        .removexattr = op_removexattr,
+        .create = op_create,
+        .fallocate = op_fallocate,
+        .copy_file_range = op_copy_file_range,
+};

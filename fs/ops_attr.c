@@ -1,0 +1,69 @@
+/* getattr, readlink, forget and statfs. */
+#include "ops.h"
+#include "attr.h"
+#include "check.h"
+#include "source.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sys/statvfs.h>
+
+/*
+ * getattr re-checks the source when due, but never fails for a live node:
+ * a node that went stale keeps answering with its own size and its
+ * source's current times (a changed mtime makes the kernel drop the pages
+ * it cached for it), so fstat on an old open file goes on working.
+ */
+void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct node *n = node_get(ino);
+	if (!n) {
+		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	check_node(n);
+	struct stat st;
+	attr_of(n, &st);
+	node_put(n);
+	fuse_reply_attr(req, &st, elffs.timeout);
+}
+
+void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct node *n = node_get(ino);
+	char buf[PATH_MAX];
+	ssize_t ret = !n                   ? -ESTALE
+	              : n->kind != NK_LINK ? -EINVAL
+	                                   : src_readlink(n, buf, sizeof(buf));
+	node_put(n);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_readlink(req, buf);
+}
+
+void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	node_forget(ino, nlookup);
+	fuse_reply_none(req);
+}
+
+void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	for (size_t i = 0; i < count; i++)
+		node_forget(forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+	if (fstatvfs(elffs.srcfd, &sv) < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	sv.f_bfree = sv.f_bavail = 0;
+	sv.f_ffree = sv.f_favail = 0;
+	sv.f_namemax = NAME_MAX;
+	fuse_reply_statfs(req, &sv);
+}

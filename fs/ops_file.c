@@ -1,0 +1,175 @@
+/*
+ * open, read, release: the data path. An open file holds what read needs
+ * (its byte range and a reference on the binary's view), so read takes no
+ * lock of the daemon's: it asks pfelf for a reference to the range and
+ * hands the kernel a pointer into the shared mapping (fuse_reply_data with
+ * a memory buffer, written with writev: no userspace copy). If the source
+ * shrank under the mapping, the kernel's copy faults: the daemon gets
+ * EFAULT from the write and the reader EIO. Under the pread backend the
+ * bytes are read into a per-thread buffer first, so that a short read
+ * becomes EIO rather than a short reply.
+ */
+#include "ops.h"
+#include "bincache.h"
+#include "check.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ofile {
+	struct bview *view; /* NULL for info and for empty files */
+	uint64_t off;       /* range of the source file */
+	uint64_t len;
+	char *text; /* info: its own copy */
+};
+
+static void ofile_free(struct ofile *of)
+{
+	if (!of)
+		return;
+	bincache_release(of->view);
+	free(of->text);
+	free(of);
+}
+
+static int ofile_new(struct node *n, struct ofile **out)
+{
+	struct ofile *of = calloc(1, sizeof(*of));
+	if (!of)
+		return -ENOMEM;
+	of->off = n->file->off;
+	of->len = n->file->len;
+	int ret = 0;
+	if (n->kind == NK_INFO) {
+		of->text = malloc(of->len ? of->len : 1);
+		if (of->text)
+			memcpy(of->text, n->file->text, of->len);
+		else
+			ret = -ENOMEM;
+	} else if (of->len > 0) {
+		ret = check_view(n, &of->view);
+	}
+	if (ret < 0) {
+		ofile_free(of);
+		return ret;
+	}
+	*out = of;
+	return 0;
+}
+
+static int open_node(struct node *n, struct ofile **out)
+{
+	if (node_is_dir(n))
+		return -EISDIR;
+	if (!n->file)
+		return -EINVAL;
+	int ret = check_node(n);
+	return ret < 0 ? ret : ofile_new(n, out);
+}
+
+void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & (O_TRUNC | O_CREAT | O_APPEND))) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	struct node *n = node_get(ino);
+	struct ofile *of = NULL;
+	int ret = n ? open_node(n, &of) : -ESTALE;
+	node_put(n);
+	if (ret < 0) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	fi->fh = (uintptr_t)of;
+	fi->keep_cache = 1; /* a node's bytes never change: a new source is a new node */
+	if (fuse_reply_open(req, fi) != 0)
+		ofile_free(of);
+}
+
+static pthread_key_t buf_key;
+static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
+
+struct tbuf {
+	size_t cap;
+	char data[];
+};
+
+static void make_key(void)
+{
+	pthread_key_create(&buf_key, free);
+}
+
+/* This thread's buffer of at least size bytes, or NULL. */
+static char *thread_buf(size_t size)
+{
+	pthread_once(&buf_once, make_key);
+	struct tbuf *b = pthread_getspecific(buf_key);
+	if (!b || b->cap < size) {
+		free(b);
+		b = malloc(sizeof(*b) + size);
+		pthread_setspecific(buf_key, b);
+		if (!b)
+			return NULL;
+		b->cap = size;
+	}
+	return b->data;
+}
+
+/* Reply with len bytes at pos of fd; a short read (the file shrank) is EIO. */
+static void reply_pread(fuse_req_t req, int fd, uint64_t pos, size_t len)
+{
+	char *buf = thread_buf(len);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pread(fd, buf + done, len - done, (off_t)(pos + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fuse_reply_err(req, EIO);
+			return;
+		}
+		done += (size_t)n;
+	}
+	fuse_reply_buf(req, buf, len);
+}
+
+void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	const struct ofile *of = (const struct ofile *)(uintptr_t)fi->fh;
+	if (off < 0 || (uint64_t)off >= of->len) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	size_t len = of->len - (uint64_t)off < size ? (size_t)(of->len - (uint64_t)off) : size;
+	if (of->text) {
+		fuse_reply_buf(req, of->text + off, len);
+		return;
+	}
+	pfelf_ref ref;
+	if (pfelf_get_ref(of->view->f, of->off + (uint64_t)off, len, &ref) < 0) {
+		fuse_reply_err(req, EIO);
+		return;
+	}
+	if (!ref.ptr) {
+		reply_pread(req, ref.fd, ref.pos, len);
+		return;
+	}
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
+	bv.buf[0].mem = (void *)ref.ptr;
+	fuse_reply_data(req, &bv, FUSE_BUF_NO_SPLICE); /* EFAULT: the reader got EIO */
+}
+
+void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	ofile_free((struct ofile *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}

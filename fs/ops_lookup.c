@@ -1,0 +1,192 @@
+/*
+ * lookup: find or create the node for a name. In a SOURCE directory it
+ * takes an lstat and, for a regular file, the ELF magic; inside a binary
+ * it parses the binary (once per generation, through the binary cache).
+ */
+#include "ops.h"
+#include "attr.h"
+#include "bincache.h"
+#include "check.h"
+#include "probe.h"
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The kind and lstat of entry name of SOURCE directory dir. */
+static int classify(struct node *dir, const char *name, struct stat *st)
+{
+	int fd = dir->parent ? src_open_dir(dir, O_PATH) : elffs.srcfd;
+	if (fd < 0)
+		return fd;
+	int ret = fstatat(fd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	if (ret == 0)
+		ret = probe_classify(fd, name, st);
+	if (fd != elffs.srcfd)
+		close(fd);
+	return ret == -EACCES || ret == -ENOTDIR || ret == -ELOOP ? -ENOENT : ret;
+}
+
+static int lookup_source(struct node *dir, const char *name, struct node **out)
+{
+	struct stat st;
+	int kind = classify(dir, name, &st);
+	if (kind < 0)
+		return kind;
+	struct node *cand = node_new((enum node_kind)kind, name);
+	if (cand && kind == NK_BIN && !(cand->bin = binary_new())) {
+		node_discard(cand);
+		cand = NULL;
+	}
+	if (!cand)
+		return -ENOMEM;
+	cand->st = st;
+	cand->checked_ns = elffs_now_ns();
+	*out = node_attach(dir, cand, check_reuse_source);
+	return 0;
+}
+
+/* A node of view v inside parent, of kind kind; file data when file != NULL. */
+static struct node *inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
+                               const char *name, struct nfile *file, uint64_t size)
+{
+	struct node *cand = node_new(kind, name);
+	if (!cand) {
+		free(file);
+		return NULL;
+	}
+	cand->broot = parent->broot;
+	cand->gen = v->gen;
+	cand->size = size;
+	cand->file = file;
+	return node_attach(parent, cand, check_reuse_inner);
+}
+
+static struct nfile *new_file(const struct bview *v, uint64_t off, uint64_t len)
+{
+	struct nfile *f = calloc(1, sizeof(*f));
+	if (f) {
+		f->off = off;
+		f->len = len;
+		f->machine = v->eh.machine;
+	}
+	return f;
+}
+
+static struct node *bin_child(struct node *bin, const struct bview *v, const char *name)
+{
+	if (strcmp(name, "sections") == 0)
+		return inner_node(bin, v, NK_SECTIONS, name, NULL, v->nsec ? v->nsec - 1 : 0);
+	if (strcmp(name, "segments") == 0)
+		return inner_node(bin, v, NK_SEGMENTS, name, NULL, v->nseg);
+	if (strcmp(name, "header") == 0) {
+		uint64_t off, len;
+		view_header_range(v, &off, &len);
+		return inner_node(bin, v, NK_HEADER, name, new_file(v, off, len), len);
+	}
+	struct nfile *f = new_file(v, 0, v->info_len);
+	if (f && !(f->text = malloc(v->info_len ? v->info_len : 1))) {
+		free(f);
+		f = NULL;
+	}
+	if (f)
+		memcpy(f->text, v->info, v->info_len);
+	return f ? inner_node(bin, v, NK_INFO, name, f, v->info_len) : NULL;
+}
+
+static struct node *section_child(struct node *dir, const struct bview *v, const char *name)
+{
+	int i = view_find_section(v, name);
+	const pfelf_shdr *sh;
+	if (i < 0 || pfelf_section(v->f, (uint32_t)i, &sh) < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	uint64_t off, len;
+	view_section_range(sh, &off, &len);
+	struct nfile *f = new_file(v, off, len);
+	if (f) {
+		f->sh = *sh;
+		f->sh.name = NULL;
+	}
+	errno = ENOMEM;
+	return f ? inner_node(dir, v, NK_SECTION, name, f, len) : NULL;
+}
+
+static struct node *segment_child(struct node *dir, const struct bview *v, const char *name)
+{
+	int i = view_find_segment(v, name);
+	const pfelf_phdr *ph;
+	if (i < 0 || pfelf_segment(v->f, (uint32_t)i, &ph) < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	uint64_t off, len;
+	view_segment_range(ph, &off, &len);
+	struct nfile *f = new_file(v, off, len);
+	if (f)
+		f->ph = *ph;
+	errno = ENOMEM;
+	return f ? inner_node(dir, v, NK_SEGMENT, name, f, len) : NULL;
+}
+
+static bool is_bin_child(const char *name)
+{
+	return strcmp(name, "info") == 0 || strcmp(name, "header") == 0 ||
+	       strcmp(name, "sections") == 0 || strcmp(name, "segments") == 0;
+}
+
+/* Lookup inside a binary: in its root, sections/ or segments/. */
+static int lookup_view(struct node *dir, const char *name, struct node **out)
+{
+	if (dir->kind == NK_BIN && !is_bin_child(name))
+		return -ENOENT;
+	struct bview *v;
+	int ret = check_view(dir, &v);
+	if (ret < 0)
+		return ret;
+	errno = ENOMEM;
+	if (dir->kind == NK_BIN)
+		*out = bin_child(dir, v, name);
+	else if (dir->kind == NK_SECTIONS)
+		*out = section_child(dir, v, name);
+	else
+		*out = segment_child(dir, v, name);
+	ret = *out ? 0 : -errno;
+	bincache_release(v);
+	return ret;
+}
+
+static int lookup_in(struct node *dir, const char *name, struct node **out)
+{
+	if (strlen(name) > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!node_is_dir(dir))
+		return -ENOTDIR;
+	int ret = check_node(dir);
+	if (ret < 0)
+		return ret;
+	return dir->kind == NK_DIR ? lookup_source(dir, name, out) : lookup_view(dir, name, out);
+}
+
+void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct node *dir = node_get(parent);
+	struct node *n = NULL;
+	int ret = dir ? lookup_in(dir, name, &n) : -ESTALE;
+	node_put(dir);
+	if (ret < 0) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	struct fuse_entry_param e = {.ino = n->ino};
+	attr_of(n, &e.attr);
+	e.attr_timeout = elffs.timeout;
+	e.entry_timeout = elffs.timeout;
+	if (fuse_reply_entry(req, &e) != 0)
+		node_forget(n->ino, 1); /* the kernel did not get it */
+}

@@ -1,0 +1,31 @@
+/*
+ * What an entry of SOURCE shows as, without parsing anything: directories
+ * and symlinks as themselves, regular files as binaries when their first
+ * four bytes are the ELF magic, everything else left out. Magic answers
+ * are cached by file identity (dev, ino, size, mtime, ctime).
+ */
+#ifndef ELFFS_PROBE_H
+#define ELFFS_PROBE_H
+
+#include "nodes.h"
+
+#include <sys/stat.h>
+
+/*
+ * Kind of entry name of directory dirfd whose lstat is st: NK_DIR,
+ * NK_LINK, NK_BIN, or -ENOENT when it is left out (not ELF, special file,
+ * cannot be opened).
+ */
+int probe_classify(int dirfd, const char *name, const struct stat *st);
+
+/*
+ * Kind of a directory entry from its d_type, with lstat (into st) only when
+ * d_type does not tell or the entry is a regular file. As probe_classify;
+ * st is valid when the result is NK_BIN.
+ */
+int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st);
+
+/* Empty the magic cache (tests). */
+void probe_cache_clear(void);
+
+#endif /* ELFFS_PROBE_H */

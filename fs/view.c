@@ -1,0 +1,163 @@
+/* A parsed view of one binary: its pfelf handle, file names and info text. */
+#include "view.h"
+#include "info.h"
+#include "naming.h"
+#include "strhash.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHT_NOBITS 8
+
+void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
+{
+	bool empty = sh->type == SHT_NOBITS || (sh->status & PFELF_ST_OUT_OF_FILE);
+	*off = empty ? 0 : sh->offset;
+	*len = empty ? 0 : sh->size;
+}
+
+void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len)
+{
+	bool empty = ph->status & PFELF_ST_OUT_OF_FILE;
+	*off = empty ? 0 : ph->offset;
+	*len = empty ? 0 : ph->filesz;
+}
+
+void view_header_range(const struct bview *v, uint64_t *off, uint64_t *len)
+{
+	*off = 0;
+	*len = v->eh.ehsize <= v->fsize ? v->eh.ehsize : 0;
+}
+
+static int index_sections(struct bview *v)
+{
+	size_t cap = 16;
+	while (cap < 2 * (size_t)v->nsec)
+		cap <<= 1;
+	v->sechash = calloc(cap, sizeof(*v->sechash));
+	if (!v->sechash)
+		return -ENOMEM;
+	v->sechash_mask = cap - 1;
+	for (uint32_t i = 1; i < v->nsec; i++) {
+		size_t s = strhash(v->secname[i]) & v->sechash_mask;
+		while (v->sechash[s])
+			s = (s + 1) & v->sechash_mask;
+		v->sechash[s] = i;
+	}
+	return 0;
+}
+
+int view_find_section(const struct bview *v, const char *name)
+{
+	if (!v->sechash)
+		return -ENOENT;
+	size_t s = strhash(name) & v->sechash_mask;
+	for (uint32_t i; (i = v->sechash[s]) != 0; s = (s + 1) & v->sechash_mask)
+		if (strcmp(v->secname[i], name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+int view_find_segment(const struct bview *v, const char *name)
+{
+	char *end;
+	if (name[0] < '0' || name[0] > '9')
+		return -ENOENT;
+	unsigned long i = strtoul(name, &end, 10);
+	if (*end != '-' || i >= v->nseg || strcmp(v->segname[i], name) != 0)
+		return -ENOENT;
+	return (int)i;
+}
+
+static int name_sections(struct bview *v)
+{
+	int ret = pfelf_section_count(v->f);
+	if (ret < 0) {
+		v->sec_err = ret;
+		return 0;
+	}
+	v->nsec = (uint32_t)ret;
+	if (v->nsec == 0)
+		return 0;
+	const char **raw = calloc(v->nsec, sizeof(*raw));
+	v->secname = calloc(v->nsec, sizeof(*v->secname));
+	if (!raw || !v->secname) {
+		free(raw);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i < v->nsec; i++) {
+		const pfelf_shdr *sh;
+		if (pfelf_section(v->f, i, &sh) == 0 && !(sh->status & PFELF_ST_BAD_NAME))
+			raw[i] = sh->name;
+	}
+	ret = naming_sections(raw, v->nsec, v->secname);
+	free(raw);
+	return ret < 0 ? ret : index_sections(v);
+}
+
+static int name_segments(struct bview *v)
+{
+	int ret = pfelf_segment_count(v->f);
+	if (ret < 0) {
+		v->seg_err = ret;
+		return 0;
+	}
+	v->nseg = (uint32_t)ret;
+	if (v->nseg == 0)
+		return 0;
+	v->segname = calloc(v->nseg, sizeof(*v->segname));
+	if (!v->segname)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < v->nseg; i++) {
+		const pfelf_phdr *ph;
+		char type[64] = "";
+		if (pfelf_segment(v->f, i, &ph) == 0)
+			pfelf_segment_type_name(ph->type, v->eh.machine, type, sizeof(type));
+		if (asprintf(&v->segname[i], "%02u-%s", i, type) < 0) {
+			v->segname[i] = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int view_build(pfelf_file *f, uint64_t gen, struct bview **out)
+{
+	struct bview *v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->gen = gen;
+	v->f = f;
+	v->eh = *pfelf_header(f);
+	v->fsize = pfelf_size(f);
+	int ret = name_sections(v);
+	if (ret == 0)
+		ret = name_segments(v);
+	if (ret == 0)
+		ret = info_build(v);
+	if (ret < 0) {
+		v->f = NULL; /* the caller keeps f on failure */
+		view_free(v);
+		return ret;
+	}
+	*out = v;
+	return 0;
+}
+
+void view_free(struct bview *v)
+{
+	if (!v)
+		return;
+	if (v->secname)
+		naming_free(v->secname, v->nsec);
+	free(v->secname);
+	free(v->sechash);
+	for (uint32_t i = 0; v->segname && i < v->nseg; i++)
+		free(v->segname[i]);
+	free(v->segname);
+	free(v->info);
+	pfelf_close(v->f);
+	free(v);
+}

@@ -1,0 +1,57 @@
+/* A parsed view of one binary: its pfelf handle, file names and info text. */
+#ifndef ELFFS_VIEW_H
+#define ELFFS_VIEW_H
+
+#include <pfelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct binary;
+
+struct bview {
+	/* Immutable once built. */
+	uint64_t gen;      /* generation of the binary it was built for */
+	pfelf_file *f;     /* the one handle of this binary (owned) */
+	pfelf_ehdr eh;     /* copy of the decoded header */
+	uint64_t fsize;    /* file size at open */
+	uint32_t nsec;     /* section headers, index 0 included (0 when none or unreadable) */
+	int sec_err;       /* pfelf_section_count's error, or 0 */
+	char **secname;    /* [nsec]: file names in sections/; [0] NULL */
+	uint32_t *sechash; /* open-addressing index of secname (0 = empty slot) */
+	size_t sechash_mask;
+	uint32_t nseg;  /* program headers */
+	int seg_err;    /* pfelf_segment_count's error, or 0 */
+	char **segname; /* [nseg]: file names in segments/ */
+	char *info;     /* the info text */
+	size_t info_len;
+	/* Cache state, under the bincache lock. */
+	unsigned refs;
+	struct binary *owner; /* binary whose current view this is; NULL once replaced */
+	struct bview *lru_prev;
+	struct bview *lru_next;
+	bool in_lru;
+};
+
+/* Build a view from an open handle; on success it owns f. 0 or -ENOMEM. */
+int view_build(pfelf_file *f, uint64_t gen, struct bview **out);
+
+/* Free a view and close its handle. */
+void view_free(struct bview *v);
+
+/* Index of the section whose file name is name, or -ENOENT. */
+int view_find_section(const struct bview *v, const char *name);
+
+/* Index of the segment whose file name is name, or -ENOENT. */
+int view_find_segment(const struct bview *v, const char *name);
+
+/* The byte range a section serves: empty for NOBITS and out-of-file ranges. */
+void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
+
+/* The byte range a segment serves: empty when out of the file. */
+void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len);
+
+/* The byte range of `header`: e_ehsize bytes at 0, empty if past the end. */
+void view_header_range(const struct bview *v, uint64_t *off, uint64_t *len);
+
+#endif /* ELFFS_VIEW_H */
