@@ -1,0 +1,196 @@
+/*
+ * The ELF header (pfelf/header.c): every field of pfelf_header() against
+ * what `readelf -hW` prints for every fixture, extended numbering included,
+ * plus pfelf_file_type_name and pfelf_is_pie (readelf's Type line).
+ */
+#include "backends.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* readelf -hW as "key: value" pairs; "Version" occurs twice (ident, e_version). */
+struct rh {
+	char *text;
+	char *key[40], *val[40];
+	size_t n;
+};
+
+static void rh_load(const char *path, struct rh *r)
+{
+	char *q = tb_shell_quote(path), *cmd, *line, *save = NULL;
+
+	assert_true(asprintf(&cmd, "readelf -hW %s 2>/dev/null", q) > 0);
+	memset(r, 0, sizeof(*r));
+	r->text = tb_run(cmd, NULL);
+	for (line = strtok_r(r->text, "\n", &save); line && r->n < 40;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "  ", 2) != 0 || !colon)
+			continue;
+		*colon = 0;
+		r->key[r->n] = line + 2;
+		r->val[r->n] = colon + 1 + strspn(colon + 1, " ");
+		r->n++;
+	}
+	free(q);
+	free(cmd);
+	if (r->n < 19)
+		fail_msg("readelf -hW %s printed %zu fields", path, r->n);
+}
+
+/* The nth (0-based) value of key. */
+static const char *rh_get(const struct rh *r, const char *key, int nth)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->key[i], key) && nth-- == 0)
+			return r->val[i];
+	fail_msg("readelf -h printed no '%s'", key);
+	return NULL;
+}
+
+/* "N", "N (bytes)", "0x1c", "65535 (14)": the first number, and the one in parentheses. */
+static uint64_t rh_num(const struct rh *r, const char *key, int nth, uint64_t *paren)
+{
+	const char *v = rh_get(r, key, nth), *p;
+	char *end;
+	uint64_t n = strtoull(v, &end, 0);
+
+	if (end == v)
+		fail_msg("readelf -h %s: '%s' is not a number", key, v);
+	if (paren) {
+		p = strchr(end, '(');
+		*paren = p && p[1] >= '0' && p[1] <= '9' ? strtoull(p + 1, NULL, 0) : n;
+	}
+	return n;
+}
+
+static void check_name(const char *what, int ret, const char *mine, const char *theirs)
+{
+	if (ret < 0)
+		fail_msg("%s: pfelf returned %d (%s)", what, ret, tb_errname(ret));
+	if (strcmp(mine, theirs) != 0)
+		fail_msg("%s: pfelf '%s', readelf '%s'", what, mine, theirs);
+	assert_int_equal(ret, strlen(mine));
+}
+
+static void check_fixture(const char *name, enum tb_backend b)
+{
+	const char *path = tb_fixture(name);
+	struct tb_handle h;
+	const pfelf_ehdr *e;
+	uint64_t ext;
+	unsigned magic[16];
+	char buf[128];
+	struct rh r;
+
+	rh_load(path, &r);
+	tb_open_ok(path, b, &h);
+	e = pfelf_header(h.f);
+	assert_non_null(e);
+	assert_ptr_equal(pfelf_header(h.f), e); /* owned by the handle */
+
+	assert_int_equal(sscanf(rh_get(&r, "Magic", 0),
+	                        "%x %x %x %x %x %x %x %x %x %x %x %x %x %x %x %x", &magic[0],
+	                        &magic[1], &magic[2], &magic[3], &magic[4], &magic[5], &magic[6],
+	                        &magic[7], &magic[8], &magic[9], &magic[10], &magic[11], &magic[12],
+	                        &magic[13], &magic[14], &magic[15]),
+	                 16);
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(e->ident[i], magic[i]);
+	assert_int_equal(e->elfclass, strcmp(rh_get(&r, "Class", 0), "ELF64") ? 1 : 2);
+	assert_string_equal(rh_get(&r, "Class", 0), e->elfclass == 2 ? "ELF64" : "ELF32");
+	assert_non_null(
+	        strstr(rh_get(&r, "Data", 0), e->data == 1 ? "little endian" : "big endian"));
+	assert_int_equal(e->ident[6], rh_num(&r, "Version", 0, NULL));
+	assert_int_equal(e->osabi, e->ident[7]);
+	assert_int_equal(e->abiversion, rh_num(&r, "ABI Version", 0, NULL));
+	assert_int_equal(e->abiversion, e->ident[8]);
+	assert_int_equal(e->version, rh_num(&r, "Version", 1, NULL));
+	assert_int_equal(e->entry, rh_num(&r, "Entry point address", 0, NULL));
+	assert_int_equal(e->phoff, rh_num(&r, "Start of program headers", 0, NULL));
+	assert_int_equal(e->shoff, rh_num(&r, "Start of section headers", 0, NULL));
+	assert_int_equal(e->flags, rh_num(&r, "Flags", 0, NULL));
+	assert_int_equal(e->ehsize, rh_num(&r, "Size of this header", 0, NULL));
+	assert_int_equal(e->phentsize, rh_num(&r, "Size of program headers", 0, NULL));
+	assert_int_equal(e->shentsize, rh_num(&r, "Size of section headers", 0, NULL));
+	assert_int_equal(e->raw_phnum, rh_num(&r, "Number of program headers", 0, &ext));
+	assert_int_equal(e->phnum, ext);
+	assert_int_equal(e->raw_shnum, rh_num(&r, "Number of section headers", 0, &ext));
+	assert_int_equal(e->shnum, ext);
+	assert_int_equal(e->raw_shstrndx, rh_num(&r, "Section header string table index", 0, &ext));
+	assert_int_equal(e->shstrndx, ext);
+
+	/* the names readelf prints in the header */
+	check_name("type", pfelf_file_type_name(h.f, buf, sizeof(buf)), buf, rh_get(&r, "Type", 0));
+	assert_int_equal(pfelf_is_pie(h.f),
+	                 strstr(rh_get(&r, "Type", 0), "Position-Independent") != NULL);
+	if (!pfelf_is_pie(h.f))
+		check_name("type", pfelf_type_name(e->type, buf, sizeof(buf)), buf,
+		           rh_get(&r, "Type", 0));
+	check_name("machine", pfelf_machine_name(e->machine, buf, sizeof(buf)), buf,
+	           rh_get(&r, "Machine", 0));
+	check_name("osabi", pfelf_osabi_name(e->osabi, buf, sizeof(buf)), buf,
+	           rh_get(&r, "OS/ABI", 0));
+	tb_close(&h);
+	free(r.text);
+}
+
+static void test_header_fixtures(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	const char *const *names;
+	size_t n = tb_manifest(&names, NULL);
+
+	for (size_t i = 0; i < n; i++)
+		check_fixture(names[i], b);
+}
+
+/* Extended numbering, stated without readelf: the raw fields and section 0 say it. */
+static void test_extended_numbering(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	struct tb_handle h;
+	const pfelf_ehdr *e;
+	const pfelf_shdr *s0;
+
+	tb_open_ok(tb_fixture("xnum.o"), b, &h);
+	e = pfelf_header(h.f);
+	assert_int_equal(e->raw_shnum, 0);
+	assert_int_equal(e->raw_shstrndx, 0xffff);
+	assert_true(e->shnum > 65280);
+	assert_ret(pfelf_section_count(h.f), e->shnum);
+	assert_ret(pfelf_section(h.f, 0, &s0), 0);
+	assert_int_equal(s0->size, e->shnum);
+	assert_int_equal(s0->link, e->shstrndx);
+	assert_true(e->shstrndx >= 0xff00 && e->shstrndx < e->shnum);
+	tb_close(&h);
+
+	tb_open_ok(tb_fixture("phxnum"), b, &h);
+	e = pfelf_header(h.f);
+	assert_int_equal(e->raw_phnum, 0xffff);
+	assert_ret(pfelf_section(h.f, 0, &s0), 0);
+	assert_int_equal(e->phnum, s0->info);
+	assert_ret(pfelf_segment_count(h.f), e->phnum);
+	tb_close(&h);
+
+	tb_open_ok(tb_fixture("noshdr"), b, &h);
+	e = pfelf_header(h.f);
+	assert_int_equal(e->shnum, 0);
+	assert_int_equal(e->shstrndx, 0);
+	assert_ret(pfelf_section_count(h.f), 0);
+	assert_true(e->phnum > 0);
+	tb_close(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        TB_BACKEND_TESTS(test_header_fixtures),
+	        TB_BACKEND_TESTS(test_extended_numbering),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
