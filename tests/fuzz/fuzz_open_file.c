@@ -1,0 +1,83 @@
+/*
+ * libFuzzer target: the input is written once to a memfd, then opened and
+ * walked three ways: pfelf_open of its path (mmap backend), pfelf_open_fd
+ * with PFELF_OPEN_NOMMAP (pread backend) and pfelf_open_memory. pfelf
+ * promises that callers cannot tell backends apart, so the three opens must
+ * agree and the three walks must give the same digest. Afterwards the
+ * shared-mapping registry must be empty: nothing leaked a mapping.
+ */
+#include "fuzz.h"
+#include "walk.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int memfd = -1;
+static char memfd_path[64];
+
+static void setup(void)
+{
+	if (memfd >= 0)
+		return;
+	memfd = memfd_create("pfelf-fuzz", MFD_CLOEXEC);
+	WALK_CHECK(memfd >= 0);
+	snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
+	pfelf_file *f = NULL;
+	/* The /proc path is a symbolic link: refused with NOFOLLOW. */
+	WALK_CHECK(pfelf_open(memfd_path, PFELF_OPEN_NOFOLLOW, &f) == -ELOOP && f == NULL);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	setup();
+	return 0;
+}
+
+static void write_input(const uint8_t *data, size_t size)
+{
+	WALK_CHECK(ftruncate(memfd, 0) == 0);
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = pwrite(memfd, data + done, size - done, (off_t)done);
+		WALK_CHECK(n > 0);
+		done += (size_t)n;
+	}
+}
+
+/* Walk f (or check its open error); returns the digest, 0 on error. */
+static uint64_t walk_opened(int ret, pfelf_file *f, enum pfelf_backend want, const uint8_t *data,
+                            size_t size)
+{
+	if (ret < 0) {
+		WALK_CHECK(f == NULL);
+		walk_check_open_error(ret, data, size);
+		return 0;
+	}
+	WALK_CHECK(ret == 0 && f != NULL && pfelf_backend(f) == want);
+	return walk_and_close(f, data, size);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	setup();
+	write_input(data, size);
+	pfelf_file *f = NULL;
+	int r_mmap = pfelf_open(memfd_path, 0, &f);
+	uint64_t d_mmap = walk_opened(r_mmap, f, PFELF_BACKEND_MMAP, data, size);
+	f = NULL;
+	int r_pread = pfelf_open_fd(memfd, PFELF_OPEN_NOMMAP, &f);
+	uint64_t d_pread = walk_opened(r_pread, f, PFELF_BACKEND_PREAD, data, size);
+	uint64_t d_mem = 0;
+	int r_mem = walk_memory_input(data, size, &d_mem);
+	if (r_mem < 0)
+		d_mem = 0;
+	WALK_CHECK(r_mmap == r_pread && r_pread == r_mem);
+	WALK_CHECK(d_mmap == d_pread && d_pread == d_mem);
+	pfelf_registry_stats st;
+	pfelf_registry_stats_get(&st);
+	WALK_CHECK(st.mappings == 0 && st.mapped_bytes == 0 && st.handles == 0);
+	return 0;
+}
