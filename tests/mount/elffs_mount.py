@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 SKIP = 77
@@ -90,13 +91,15 @@ class Checker:
         self.failures = []
         self.counts = {}
         self.started = time.monotonic()
+        self.lock = threading.Lock()  # checks may come from worker threads
 
     def ok(self, cond, msg):
-        self.checks += 1
-        if not cond:
-            self.failures.append(msg)
-            if len(self.failures) <= 200:
-                print(f"FAIL: {msg}", flush=True)
+        with self.lock:
+            self.checks += 1
+            if not cond:
+                self.failures.append(msg)
+                if len(self.failures) <= 200:
+                    print(f"FAIL: {msg}", flush=True)
         return bool(cond)
 
     def eq(self, got, want, what):
@@ -115,7 +118,8 @@ class Checker:
         return self.fail(f"{what}: succeeded, want {errno.errorcode[want]}")
 
     def count(self, key, n=1):
-        self.counts[key] = self.counts.get(key, 0) + n
+        with self.lock:
+            self.counts[key] = self.counts.get(key, 0) + n
 
     def finish(self):
         took = time.monotonic() - self.started

@@ -11,6 +11,7 @@ ELFFS_BYTES_FULL=1 checks all of /usr/lib/x86_64-linux-gnu.
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import elf_oracle as oracle
 from elffs_mount import Checker, Mount, MountError, fixtures_dir, require_fuse
@@ -19,6 +20,7 @@ LIB_DIR = "/usr/lib/x86_64-linux-gnu"
 LIB_SAMPLE = 400
 LIB_LARGEST = 8
 MAX_FILES_PER_BINARY = 3000  # beyond this (xnum.o), a deterministic sample
+WORKERS = 3  # readers in parallel: the daemon is multithreaded
 VIEW_TOP = {"info", "header", "sections", "segments"}
 
 
@@ -39,7 +41,12 @@ def lib_sample(root):
     if os.environ.get("ELFFS_BYTES_FULL") == "1":
         return files
     by_size = sorted(files, key=lambda f: (-os.path.getsize(os.path.join(root, f)), f))
-    largest = by_size[:LIB_LARGEST]
+    largest, inodes = [], set()
+    for f in by_size:  # the largest distinct files (hard links count once)
+        ino = os.stat(os.path.join(root, f)).st_ino
+        if ino not in inodes and len(largest) < LIB_LARGEST:
+            inodes.add(ino)
+            largest.append(f)
     rest = [f for f in files if f not in largest]
     step = max(1, len(rest) // LIB_SAMPLE)
     return largest + rest[::step]
@@ -94,13 +101,16 @@ def check_root(ck, root, rels, args):
     before = dict(ck.counts)
     try:
         with Mount(ck, root, args) as m:
-            for rel in rels:
+            def one(rel):
                 src = os.path.join(root, rel)
                 info = infos.get(src)
                 if info is None or "Class" not in info.header:
                     ck.count("unparsable_by_readelf")
-                    continue
+                    return
                 check_binary(ck, os.path.join(m.path, rel), src, info)
+
+            with ThreadPoolExecutor(WORKERS) as pool:
+                list(pool.map(one, rels))
             ck.ok(m.alive(), f"daemon died serving {root}")
     except MountError as e:
         ck.fail(str(e))

@@ -4,7 +4,8 @@
 rename shows the new file, one rewritten in place shows the new content,
 a deleted one vanishes, and a file truncated under an open reader gives
 that reader EIO for the bytes that are gone while the daemon survives and
-keeps serving other files. In default and -o nommap mode.
+keeps serving other files. In default and -o nommap mode, and once
+without -o timeout (SPEC's default of 1 s).
 """
 
 import errno
@@ -173,6 +174,18 @@ def run_mode(ck, args):
         shutil.rmtree(stage)
 
 
+def run_default_timeout(ck):
+    """Without -o timeout the cache timeout is SPEC's default of 1 s."""
+    src = tempfile.mkdtemp(prefix="elffs-chg-")
+    stage = tempfile.mkdtemp(prefix="elffs-stage-")
+    try:
+        shutil.copy(fixture("exec"), os.path.join(src, "a"))
+        run_mounted(ck, src, [], lambda m: step_rename(ck, src, m.path, stage))
+    finally:
+        shutil.rmtree(src)
+        shutil.rmtree(stage)
+
+
 def main():
     require_fuse()
     ck = Checker("changes")
@@ -180,6 +193,7 @@ def main():
         before = ck.checks
         run_mode(ck, args)
         print(f"mode {args or 'mmap'}: {ck.checks - before} checks", flush=True)
+    run_default_timeout(ck)
     ck.finish()
 
 
