@@ -63,11 +63,11 @@ PFELF_API ssize_t pfelf_read_vaddr(pfelf_file *f, uint64_t vaddr, void *buf, siz
 	int ret = pfelf_segment_count(f);
 	if (ret < 0)
 		return ret;
+	if (len > 0 && len - 1 > UINT64_MAX - vaddr)
+		return -EFAULT; /* the range runs past the top of the address space */
 	uint8_t *dst = buf;
 	size_t done = 0;
 	while (done < len) {
-		if (vaddr + done < vaddr)
-			return -EFAULT; /* wrapped past the top of the address space */
 		const pfelf_phdr *p = load_at(f, vaddr + done);
 		if (!p)
 			return -EFAULT;

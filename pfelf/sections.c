@@ -170,11 +170,15 @@ PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name, const pfelf
 		else
 			hi = mid;
 	}
-	if (lo == (size_t)n)
-		return -ENOENT;
-	const pfelf_shdr *s = &f->sh[f->byname[lo]];
-	if (strcmp(s->name, name) != 0 || (s->status & PFELF_ST_BAD_NAME))
-		return -ENOENT;
-	*out = s;
-	return 0;
+	/* Bad names read as "" and sort among the real empty names: skip them. */
+	for (; lo < (size_t)n; lo++) {
+		const pfelf_shdr *s = &f->sh[f->byname[lo]];
+		if (strcmp(s->name, name) != 0)
+			break;
+		if (!(s->status & PFELF_ST_BAD_NAME)) {
+			*out = s;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
