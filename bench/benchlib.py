@@ -27,6 +27,7 @@ class Ctx:
         self.readbench = os.path.join(self.build, "bench", "readbench")
         self.ceiling = os.path.join(self.build, "bench", "ceiling")
         self.elfcmp = os.path.join(self.build, "bench", "elfcmp")
+        self.treeceiling = os.path.join(self.build, "bench", "treeceiling")
         self.rows = []     # result rows, in order
         self.levers = []   # lever rows
         self.series = {}   # plot data

@@ -51,8 +51,8 @@ def _med(runs, which, key):
 
 def _report(ctx, res):
     s, e, n = res["source"], res["elffs"], res["elffs -o nommap"]
-    for key, label in (("p50_us", "p50"), ("p99_us", "p99")):
-        add_row(ctx, "3" + label[1:], "random 4K read latency %s, 1 thread, elffs vs source"
+    for key, label, ident in (("p50_us", "p50", "3a"), ("p99_us", "p99", "3b")):
+        add_row(ctx, ident, "random 4K read latency %s, 1 thread, elffs vs source"
                 % label, _med(e, 0, key), "us", "source pread", _med(s, 0, key), "(info)", None)
     add_row(ctx, "3t", "random 4K reads, 8 threads, elffs vs source", _med(e, 1, "iops"),
             "reads/s", "source pread", _med(s, 1, "iops"), "(info)", None)
