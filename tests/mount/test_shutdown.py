@@ -3,8 +3,8 @@
 `fusermount3 -u` end it with status 0 and leave no entry in /proc/mounts;
 without -f the command returns only once the mount is live (the view is
 there right away) and the background daemon, found by its command line,
-ends on SIGTERM without leaving a mount. Bad command lines fail without
-mounting.
+ends on SIGTERM without leaving a mount. -s, -d and -o auto_unmount
+work. Bad command lines fail without mounting.
 """
 
 import os
@@ -121,6 +121,22 @@ def bad_command_lines(ck, src):
         os.rmdir(mnt)
 
 
+def other_options(ck, src):
+    """-s (single-threaded), -d (debug) and a standard FUSE option serve the
+    same bytes and end cleanly on fusermount3 -u."""
+    with open(os.path.join(src, "exec"), "rb") as f:
+        head = f.read(64)
+    for args in (["-s"], ["-d"], ["-o", "auto_unmount"], ["-s", "-o", "nommap"]):
+        try:
+            with Mount(ck, src, args) as m:
+                with open(os.path.join(m.path, "exec", "header"), "rb") as f:
+                    ck.eq(f.read(), head, f"{args}: exec/header")
+                ck.ok(len(os.listdir(os.path.join(m.path, "exec", "sections"))) > 20,
+                      f"{args}: exec/sections listing")
+        except MountError as e:
+            ck.fail(str(e))
+
+
 def main():
     require_fuse()
     ck = Checker("shutdown")
@@ -130,6 +146,7 @@ def main():
     foreground_fusermount(ck, src)
     background(ck, src, "SIGTERM")
     background(ck, src, "fusermount3 -u")
+    other_options(ck, src)
     bad_command_lines(ck, src)
     ck.finish()
 
