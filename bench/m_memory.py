@@ -60,11 +60,14 @@ def measure(ctx, tree):
 
 
 def dontneed_cost(ctx, big, off, size):
-    """Ceiling, mmap mode, with and without MADV_DONTNEED after each reply:
+    """Ceiling, mmap mode, with and without MADV_DONTNEED after each reply
+    (and with MADV_POPULATE_READ of the range before it):
     the first read of the section by a fresh server (so that neither finds
     page-table entries left by an earlier run), and its RSS after it."""
     confs = [("ceiling mmap", ["--mode=mmap"]),
-             ("ceiling mmap + DONTNEED after reply", ["--mode=mmap", "--dontneed"])]
+             ("ceiling mmap + DONTNEED after reply", ["--mode=mmap", "--dontneed"]),
+             ("ceiling mmap + POPULATE_READ before, DONTNEED after reply",
+              ["--mode=mmap", "--populate", "--dontneed"])]
     speeds = {n: [] for n, _ in confs}
     rss = {n: [] for n, _ in confs}
     for r in range(ctx.runs):
