@@ -48,7 +48,7 @@ static int links(pfelf_file *f, struct pfelf_meta **m)
 {
 	int ret = pfelf__meta(f);
 	if (ret == 0)
-		ret = pfelf__load_once(f, &f->meta->link_state, load_links);
+		ret = pfelf__meta_once(f, &f->meta->link_state, load_links);
 	*m = f->meta;
 	return ret;
 }

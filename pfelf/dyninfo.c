@@ -150,7 +150,7 @@ static int dyn_any(pfelf_file *f, const struct pfelf__dyn **out)
 {
 	int ret = pfelf__meta(f);
 	if (ret == 0)
-		ret = pfelf__load_once(f, &f->meta->dyn_state, load_dyn);
+		ret = pfelf__meta_once(f, &f->meta->dyn_state, load_dyn);
 	if (ret == 0)
 		*out = &f->meta->dyn;
 	return ret;

@@ -177,8 +177,8 @@ static void consider(pfelf_file *f, struct pfelf__symtab *t, const struct pfelf_
 {
 	pfelf_sym s;
 	pfelf__sym_decode(f, t, i, &s);
-	if (s.shndx == PFELF__SHN_UNDEF || (s.status & PFELF_SYM_BAD_NAME) ||
-	    strcmp(s.name, name) != 0)
+	if (s.shndx == PFELF__SHN_UNDEF || s.bind == 0 /* STB_LOCAL */ ||
+	    (s.status & PFELF_SYM_BAD_NAME) || strcmp(s.name, name) != 0)
 		return;
 	pfelf__sym_version(v, t, &s);
 	int rank = (s.versym & 0x8000) ? 1 : 2;
@@ -239,7 +239,7 @@ PFELF_API int pfelf_symbol_lookup(pfelf_file *f, const char *name, pfelf_sym *ou
 	if (ret == 0)
 		ret = pfelf__versions_get(f, &v);
 	if (ret == 0)
-		ret = pfelf__load_once(f, &f->meta->hash_state, load_hash);
+		ret = pfelf__meta_once(f, &f->meta->hash_state, load_hash);
 	if (ret < 0)
 		return ret;
 	const struct pfelf__hash *h = &f->meta->hash;

@@ -7,8 +7,40 @@
 
 static int alloc_meta(pfelf_file *f)
 {
-	f->meta = calloc(1, sizeof(*f->meta));
-	return f->meta ? 0 : -ENOMEM;
+	struct pfelf_meta *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	int ret = pthread_mutex_init(&m->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	if (ret != 0) {
+		free(m);
+		return -ENOMEM;
+	}
+	f->meta = m;
+	return 0;
+}
+
+/* As pfelf__load_once, under the metadata lock: recursive, because one
+ * table's loader loads the tables it needs; taken before f->lock (which
+ * loaders may take through pfelf_section_count), never after it. */
+int pfelf__meta_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *))
+{
+	int st = atomic_load_explicit(state, memory_order_acquire);
+	if (st != 0)
+		return st > 0 ? 0 : st;
+	pthread_mutex_lock(&f->meta->lock);
+	st = atomic_load_explicit(state, memory_order_relaxed);
+	if (st == 0) {
+		int ret = load(f);
+		st = ret == 0 ? 1 : ret;
+		if (ret == 0 || ret == -EINVAL)
+			atomic_store_explicit(state, st, memory_order_release);
+	}
+	pthread_mutex_unlock(&f->meta->lock);
+	return st > 0 ? 0 : st;
 }
 
 int pfelf__meta(pfelf_file *f)
@@ -47,6 +79,7 @@ void pfelf__meta_free(pfelf_file *f)
 	free(m->notes.data);
 	free(m->debuglink);
 	free(m->altlink);
+	pthread_mutex_destroy(&m->lock);
 	free(m);
 	f->meta = NULL;
 	atomic_store(&f->meta_state, 0);

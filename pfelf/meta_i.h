@@ -3,8 +3,8 @@
  * their indexes, versions, hash tables, notes, the dynamic section.
  *
  * Every table lives in one struct pfelf_meta hanging off the handle,
- * allocated on first use. Each table is loaded once under the handle's lock
- * (pfelf__load_once) from bytes copied out of the file with
+ * allocated on first use. Each table is loaded once under the metadata lock
+ * (pfelf__meta_once, recursive) from bytes copied out of the file with
  * pfelf__read_range, so nothing here ever touches the mapping directly, and
  * each is freed by pfelf__meta_free() at pfelf_close().
  */
@@ -136,6 +136,7 @@ struct pfelf__notes {
 };
 
 struct pfelf_meta {
+	pthread_mutex_t lock;     /* recursive: guards loading of the tables below */
 	_Atomic int sym_state[2]; /* [PFELF_SYMTAB], [PFELF_DYNSYM] */
 	struct pfelf__symtab sym[2];
 	_Atomic int dyn_state;
@@ -155,6 +156,8 @@ struct pfelf_meta {
 
 /* The handle's metadata block, allocated on first use: 0 or -ENOMEM. */
 int pfelf__meta(pfelf_file *f) PFELF_HIDDEN;
+/* Load a metadata table once under the metadata lock (see meta.c). */
+int pfelf__meta_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *)) PFELF_HIDDEN;
 /* Free every metadata table of f (idempotent). */
 void pfelf__meta_free(pfelf_file *f) PFELF_HIDDEN;
 

@@ -173,7 +173,7 @@ int pfelf__notes_get(pfelf_file *f, const struct pfelf__notes **out)
 {
 	int ret = pfelf__meta(f);
 	if (ret == 0)
-		ret = pfelf__load_once(f, &f->meta->notes_state, load_notes);
+		ret = pfelf__meta_once(f, &f->meta->notes_state, load_notes);
 	if (ret == 0)
 		*out = &f->meta->notes;
 	return ret;

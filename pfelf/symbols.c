@@ -158,7 +158,7 @@ int pfelf__symtab_get(pfelf_file *f, int which, struct pfelf__symtab **out)
 	int ret = pfelf__meta(f);
 	if (ret < 0)
 		return ret;
-	ret = pfelf__load_once(f, &f->meta->sym_state[which],
+	ret = pfelf__meta_once(f, &f->meta->sym_state[which],
 	                       which == PFELF_SYMTAB ? load_symtab : load_dynsym);
 	if (ret == 0)
 		*out = &f->meta->sym[which];

@@ -93,7 +93,7 @@ PFELF_API int pfelf_symbol_find(pfelf_file *f, enum pfelf_symtab_kind k, const c
 		return -EINVAL;
 	int ret = table(f, k, &t, &v);
 	if (ret == 0)
-		ret = pfelf__load_once(f, &t->byname_state,
+		ret = pfelf__meta_once(f, &t->byname_state,
 		                       k == PFELF_SYMTAB ? build_byname_symtab
 		                                         : build_byname_dynsym);
 	if (ret < 0)
@@ -187,7 +187,7 @@ PFELF_API int pfelf_symbol_at(pfelf_file *f, enum pfelf_symtab_kind k, uint64_t 
 		return -EINVAL;
 	int ret = table(f, k, &t, &v);
 	if (ret == 0)
-		ret = pfelf__load_once(f, &t->addr_state,
+		ret = pfelf__meta_once(f, &t->addr_state,
 		                       k == PFELF_SYMTAB ? build_addr_symtab : build_addr_dynsym);
 	if (ret < 0)
 		return ret;

@@ -99,23 +99,26 @@ static const char *special_shndx(const pfelf_file *f, uint32_t x)
 	return NULL;
 }
 
-PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, uint32_t x, char *buf, size_t buflen)
+PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, const pfelf_sym *s, char *buf, size_t buflen)
 {
+	uint32_t x = s->shndx;
+	bool extended = s->raw_shndx == PFELF__SHN_XINDEX && !(s->status & PFELF_SYM_BAD_SHNDX);
+	if (!extended && x >= PFELF__SHN_LORESERVE) {
+		const char *name = special_shndx(f, x);
+		if (x == 0xfff1)
+			name = "ABS";
+		else if (x == 0xfff2)
+			name = "COM";
+		if (name)
+			return put(buf, buflen, "%s", name);
+		if (x <= 0xff1f)
+			return put(buf, buflen, "PRC[0x%04x]", x);
+		if (x >= 0xff20 && x <= 0xff3f)
+			return put(buf, buflen, "OS [0x%04x]", x);
+		return put(buf, buflen, "RSV[0x%04x]", x);
+	}
 	if (x == 0)
 		return put(buf, buflen, "UND");
-	if (x == 0xfff1)
-		return put(buf, buflen, "ABS");
-	if (x == 0xfff2)
-		return put(buf, buflen, "COM");
-	const char *s = special_shndx(f, x);
-	if (s)
-		return put(buf, buflen, "%s", s);
-	if (x >= 0xff00 && x <= 0xff1f)
-		return put(buf, buflen, "PRC[0x%04x]", x & 0xffff);
-	if (x >= 0xff20 && x <= 0xff3f)
-		return put(buf, buflen, "OS [0x%04x]", x & 0xffff);
-	if (x >= 0xff00)
-		return put(buf, buflen, "RSV[0x%04x]", x & 0xffff);
 	if (f->eh.shnum != 0 && x >= f->eh.shnum)
 		return put(buf, buflen, "bad section index[%3u]", x);
 	return put(buf, buflen, "%3u", x);

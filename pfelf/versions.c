@@ -182,7 +182,7 @@ int pfelf__versions_get(pfelf_file *f, const struct pfelf__versions **out)
 {
 	int ret = pfelf__meta(f);
 	if (ret == 0)
-		ret = pfelf__load_once(f, &f->meta->ver_state, load_versions);
+		ret = pfelf__meta_once(f, &f->meta->ver_state, load_versions);
 	if (ret == 0)
 		*out = &f->meta->ver;
 	return ret;

@@ -444,7 +444,8 @@ PFELF_API int pfelf_symbol_table_section(pfelf_file *f, enum pfelf_symtab_kind t
 /**
  * Look name up in the dynamic symbols through DT_GNU_HASH (bloom filter,
  * bucket, chain), else DT_HASH (or the SHT_GNU_HASH / SHT_HASH sections).
- * Finds defined symbols only (st_shndx != SHN_UNDEF); among several with
+ * Finds defined, non-local symbols only (st_shndx != SHN_UNDEF, binding
+ * not STB_LOCAL: what a dynamic linker can bind to); among several with
  * that name, the lowest index whose version is not hidden, else the
  * lowest index. name is matched without any "@VER". Errors: -ENOENT (no
  * such symbol), -ENODATA (no hash table), -EINVAL (malformed table: a
@@ -489,8 +490,12 @@ PFELF_API int pfelf_symbol_type_name(pfelf_file *f, uint8_t type, char *buf, siz
 PFELF_API int pfelf_symbol_bind_name(pfelf_file *f, uint8_t bind, char *buf, size_t buflen);
 /** Symbol visibility as readelf -s ("DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED"). */
 PFELF_API int pfelf_symbol_visibility_name(uint8_t visibility, char *buf, size_t buflen);
-/** Section index as readelf -s's Ndx column ("UND", "ABS", "COM", "  5", ...). */
-PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, uint32_t shndx, char *buf, size_t buflen);
+/**
+ * The section index of s as readelf -s's Ndx column ("UND", "ABS", "COM",
+ * "  5", "PRC[0xff01]"; an index resolved through SHN_XINDEX is a number).
+ */
+PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, const pfelf_sym *s, char *buf,
+                                      size_t buflen);
 
 /* ---------------------------------------------------------------- notes */
 

@@ -1,0 +1,649 @@
+/*
+ * Symbols against readelf -sW: every symbol of every ELF file under
+ * /usr/lib/x86_64-linux-gnu, of the foreign and local fixtures, both
+ * tables, each line rebuilt from pfelf and compared with readelf's whole
+ * line (value, size, type, bind, visibility, Ndx, name@VER). Then hash
+ * lookups against a linear scan, the name and address indexes, the
+ * SHN_XINDEX object, and hostile tables (looping and overlong chains,
+ * counts past the end, names without NUL).
+ */
+#include "backends.h"
+
+#include "meta_i.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LIBDIR    "/usr/lib/x86_64-linux-gnu"
+#define LINE_MAX_ (1 << 16)
+#define SHOW_MAX  20
+
+static const char *meta_fixture(const char *name)
+{
+	static __thread char path[4096];
+	const char *dir = getenv("ELFFS_META_FIXTURES");
+	if (!dir)
+		fail_msg("ELFFS_META_FIXTURES is not set");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (access(path, R_OK) != 0)
+		fail_msg("meta fixture %s is missing", path);
+	return path;
+}
+
+/* Until pfelf__free() frees the metadata tables itself. */
+static void meta_close(struct tb_handle *h)
+{
+	if (h->f)
+		pfelf__meta_free(h->f);
+	tb_close(h);
+}
+
+/* ------------------------------------------------------- file list */
+
+struct paths {
+	char **v;
+	size_t n, cap;
+};
+
+static void add_path(struct paths *p, const char *path)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 256;
+		p->v = realloc(p->v, p->cap * sizeof(*p->v));
+		assert_non_null(p->v);
+	}
+	p->v[p->n++] = strdup(path);
+}
+
+static struct paths *walk_paths;
+
+static int is_elf(const char *path)
+{
+	unsigned char m[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, m, 4);
+	close(fd);
+	return n == 4 && memcmp(m, "\177ELF", 4) == 0;
+}
+
+static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode) && is_elf(path))
+		add_path(walk_paths, path);
+	return 0;
+}
+
+static void fixture_paths(struct paths *p)
+{
+	static const char *const local[] = {
+	        "exec",         "pie",        "libshared.so",    "many.o",          "names.o",
+	        "comdat.o",     "outofrange", "s390x-libc.so.6", "armhf-libc.so.6", "bigendian.o",
+	        "bigendian32.o"};
+	static const char *const meta[] = {"libmeta.so", "user-rpath", "xindex.o",
+	                                   "zexec",      "zstd.o",     "debuglinked"};
+	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		add_path(p, tb_fixture(local[i]));
+	for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
+		add_path(p, meta_fixture(meta[i]));
+}
+
+static void free_paths(struct paths *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+}
+
+/* ------------------------------------------------- readelf's line */
+
+/* The readelf -sW line of symbol s, or -1 when st_other has bits beyond
+ * the visibility (readelf prints machine-specific names for those). */
+static int sym_line(pfelf_file *f, const pfelf_sym *s, char *buf, size_t len)
+{
+	char type[64], bind[64], vis[16], ndx[64];
+	static __thread char name[LINE_MAX_ - 1024];
+	if (s->other & ~3)
+		return -1;
+	assert_true(pfelf_symbol_type_name(f, s->type, type, sizeof(type)) > 0);
+	assert_true(pfelf_symbol_bind_name(f, s->bind, bind, sizeof(bind)) > 0);
+	assert_true(pfelf_symbol_visibility_name(s->visibility, vis, sizeof(vis)) > 0);
+	assert_true(pfelf_symbol_shndx_name(f, s, ndx, sizeof(ndx)) > 0);
+	if (pfelf_symbol_display_name(f, s, name, sizeof(name)) < 0)
+		return -1;
+	bool is64 = pfelf_header(f)->elfclass == 2;
+	char size[32];
+	if (s->size <= 99999)
+		snprintf(size, sizeof(size), "%5llu", (unsigned long long)s->size);
+	else
+		snprintf(size, sizeof(size), "0x%llx", (unsigned long long)s->size);
+	snprintf(buf, len, "%6u: %0*llx %s %-7s %-6s %-7s %4s %s", s->index, is64 ? 16 : 8,
+	         (unsigned long long)s->value, size, type, bind, vis, ndx, name);
+	return 0;
+}
+
+/* ------------------------------------------------ the oracle walk */
+
+struct walk {
+	struct tb_handle h;
+	bool open;
+	unsigned nfiles;
+	const char *path;
+	int kind;    /* table being compared, -1 none */
+	long expect; /* entries readelf announced */
+	long seen;   /* lines compared in this table */
+	unsigned long symbols, mismatches, skipped_other, tables, skipped_tables;
+	unsigned long lookups, lookup_files;
+	char *line;
+};
+
+/* One defined dynamic symbol, for the scan that pfelf_symbol_lookup must match. */
+struct cand {
+	const char *name;
+	uint32_t index;
+	int rank; /* 2 default version (or none), 1 hidden version */
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Every defined dynamic symbol name through the hash table, against a
+ * linear scan of the table: per name, the best rank, then the lowest index. */
+static void check_hash(struct walk *w)
+{
+	pfelf_file *f = w->h.f;
+	int n = pfelf_symbol_count(f, PFELF_DYNSYM);
+	pfelf_sym s;
+	if (n <= 0 || pfelf_symbol_lookup(f, "", &s) == -ENODATA)
+		return;
+	struct cand *c = calloc((size_t)n, sizeof(*c));
+	assert_non_null(c);
+	size_t k = 0;
+	for (int i = 0; i < n; i++) {
+		assert_ret(pfelf_symbol(f, PFELF_DYNSYM, (uint32_t)i, &s), 0);
+		if (s.shndx != 0 && s.bind != 0 && !(s.status & PFELF_SYM_BAD_NAME))
+			c[k++] = (struct cand){s.name, s.index, (s.versym & 0x8000) ? 1 : 2};
+	}
+	qsort(c, k, sizeof(*c), cmp_cand);
+	for (size_t i = 0; i < k;) {
+		size_t best = i, j = i;
+		for (; j < k && strcmp(c[j].name, c[i].name) == 0; j++)
+			if (c[j].rank > c[best].rank)
+				best = j;
+		int ret = pfelf_symbol_lookup(f, c[i].name, &s);
+		if (ret != 0 || s.index != c[best].index)
+			fail_msg("%s: lookup(%s) = %d index %u, linear scan %u", w->path, c[i].name,
+			         ret, ret == 0 ? s.index : 0, c[best].index);
+		w->lookups++;
+		i = j;
+	}
+	char absent[64];
+	snprintf(absent, sizeof(absent), "pfelf_absent_%u_name", w->nfiles);
+	assert_ret(pfelf_symbol_lookup(f, absent, &s), -ENOENT);
+	free(c);
+	w->lookup_files++;
+}
+
+static void end_file(struct walk *w)
+{
+	if (!w->open)
+		return;
+	if (w->kind >= 0 && w->seen != w->expect)
+		fail_msg("%s: readelf listed %ld symbols, expected %ld", w->path, w->seen,
+		         w->expect);
+	check_hash(w);
+	meta_close(&w->h);
+	w->open = false;
+}
+
+static void start_file(struct walk *w, const char *path)
+{
+	end_file(w);
+	w->path = path;
+	w->kind = -1;
+	tb_open_ok(path, (enum tb_backend)(w->nfiles++ % TB_NBACKENDS), &w->h);
+	w->open = true;
+}
+
+static void start_table(struct walk *w, const char *line)
+{
+	char name[512];
+	long n;
+	if (w->kind >= 0 && w->seen != w->expect)
+		fail_msg("%s: readelf listed %ld symbols, expected %ld", w->path, w->seen,
+		         w->expect);
+	w->kind = -1;
+	if (sscanf(line, "Symbol table '%511[^']' contains %ld entr", name, &n) != 2)
+		fail_msg("%s: cannot parse \"%s\"", w->path, line);
+	const pfelf_shdr *sh;
+	assert_ret(pfelf_section_by_name(w->h.f, name, &sh), 0);
+	int kind = sh->type == 2 ? PFELF_SYMTAB : PFELF_DYNSYM;
+	if (pfelf_symbol_table_section(w->h.f, kind) != (int)sh->index) {
+		w->skipped_tables++; /* a second table of the same type */
+		return;
+	}
+	assert_ret(pfelf_symbol_count(w->h.f, kind), n);
+	w->kind = kind;
+	w->expect = n;
+	w->seen = 0;
+	w->tables++;
+}
+
+static void compare_symbol(struct walk *w, const char *line)
+{
+	char *end;
+	unsigned long idx = strtoul(line, &end, 10);
+	pfelf_sym s;
+	assert_ret(pfelf_symbol(w->h.f, w->kind, (uint32_t)idx, &s), 0);
+	w->seen++;
+	w->symbols++;
+	if (sym_line(w->h.f, &s, w->line, LINE_MAX_) < 0) {
+		w->skipped_other++;
+		return;
+	}
+	if (strcmp(w->line, line) != 0) {
+		if (w->mismatches++ < SHOW_MAX)
+			print_message("%s %s:\n  readelf: [%s]\n  pfelf:   [%s]\n", w->path,
+			              w->kind ? "dynsym" : "symtab", line, w->line);
+	}
+}
+
+static void walk_line(struct walk *w, char *line)
+{
+	size_t len = strlen(line);
+	if (len && line[len - 1] == '\n')
+		line[--len] = 0;
+	if (strncmp(line, "File: ", 6) == 0)
+		start_file(w, line + 6);
+	else if (strncmp(line, "Symbol table '", 14) == 0)
+		start_table(w, line);
+	else if (w->kind >= 0 && strchr(line, ':') && line[strspn(line, " ")] >= '0' &&
+	         line[strspn(line, " ")] <= '9')
+		compare_symbol(w, line);
+}
+
+static void run_oracle(struct paths *p, struct walk *w)
+{
+	char *list = tb_write_tmp("symlist", "", 0);
+	FILE *lf = fopen(list, "w");
+	assert_non_null(lf);
+	for (size_t i = 0; i < p->n; i++)
+		fwrite(p->v[i], 1, strlen(p->v[i]) + 1, lf);
+	fclose(lf);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C xargs -0 -a '%s' readelf -sW -- 2>/dev/null", list);
+	FILE *pipe = popen(cmd, "r");
+	assert_non_null(pipe);
+	char *line = NULL;
+	size_t cap = 0;
+	w->line = malloc(LINE_MAX_);
+	while (getline(&line, &cap, pipe) >= 0)
+		walk_line(w, line);
+	end_file(w);
+	free(line);
+	free(w->line);
+	pclose(pipe);
+	unlink(list);
+	free(list);
+}
+
+static void test_readelf_all(void **state)
+{
+	(void)state;
+	struct paths p = {0};
+	walk_paths = &p;
+	double t0 = tb_now();
+	assert_int_equal(nftw(LIBDIR, walk_cb, 32, FTW_PHYS), 0);
+	size_t nlib = p.n;
+	fixture_paths(&p);
+	struct walk w = {.kind = -1};
+	run_oracle(&p, &w);
+	print_message("symbols: %u files (%zu from " LIBDIR "), %lu tables, %lu symbols compared "
+	              "with readelf -sW, %lu mismatches, %lu with st_other bits not compared, "
+	              "%lu extra tables skipped; %lu hash lookups in %lu files equal to a linear "
+	              "scan (%.1f s)\n",
+	              w.nfiles, nlib, w.tables, w.symbols, w.mismatches, w.skipped_other,
+	              w.skipped_tables, w.lookups, w.lookup_files, tb_now() - t0);
+	assert_true(w.nfiles == p.n);
+	assert_true(w.symbols > 100000);
+	assert_true(w.lookups > 10000);
+	assert_int_equal(w.mismatches, 0);
+	free_paths(&p);
+}
+
+/* ------------------------------------------------ indexes vs scans */
+
+static bool addr_indexed(const pfelf_sym *s)
+{
+	bool in_section =
+	        s->shndx != 0 && (s->shndx < 0xff00 ||
+	                          (s->raw_shndx == 0xffff && !(s->status & PFELF_SYM_BAD_SHNDX)));
+	bool typed = s->type <= 2 || s->type == 5 || s->type == 10;
+	return in_section && typed && s->size > 0;
+}
+
+static long linear_at(pfelf_file *f, int kind, int n, uint64_t addr)
+{
+	long best = -1;
+	pfelf_sym b = {0}, s;
+	for (int i = 0; i < n; i++) {
+		assert_ret(pfelf_symbol(f, kind, (uint32_t)i, &s), 0);
+		if (!addr_indexed(&s) || addr < s.value || addr - s.value >= s.size)
+			continue;
+		if (best < 0 || s.value > b.value || (s.value == b.value && s.size < b.size)) {
+			best = i;
+			b = s;
+		}
+	}
+	return best;
+}
+
+static long linear_find(pfelf_file *f, int kind, int n, const char *name)
+{
+	long best = -1;
+	int best_rank = 0;
+	for (int i = 0; i < n; i++) {
+		pfelf_sym s;
+		assert_ret(pfelf_symbol(f, kind, (uint32_t)i, &s), 0);
+		if ((s.status & PFELF_SYM_BAD_NAME) || strcmp(s.name, name) != 0)
+			continue;
+		int rank = s.shndx == 0 ? 1 : (s.versym & 0x8000) ? 2 : 3;
+		if (rank > best_rank) {
+			best_rank = rank;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* Up to 150 symbols of each table: find by name and by three addresses. */
+static unsigned check_indexes(pfelf_file *f, const char *path)
+{
+	unsigned checks = 0;
+	for (int kind = 0; kind < 2; kind++) {
+		int n = pfelf_symbol_count(f, kind);
+		assert_true(n >= 0);
+		int step = n > 150 ? n / 150 : 1;
+		for (int i = 0; i < n; i += step) {
+			pfelf_sym s, got;
+			assert_ret(pfelf_symbol(f, kind, (uint32_t)i, &s), 0);
+			if (!(s.status & PFELF_SYM_BAD_NAME)) {
+				long want = linear_find(f, kind, n, s.name);
+				assert_ret(pfelf_symbol_find(f, kind, s.name, &got), 0);
+				if ((long)got.index != want)
+					fail_msg("%s: find(%s) = %u, scan %ld", path, s.name,
+					         got.index, want);
+				checks++;
+			}
+			uint64_t addrs[3] = {s.value, s.value + s.size / 2, s.value + s.size - 1};
+			for (int a = 0; a < 3 && addr_indexed(&s); a++) {
+				long want = linear_at(f, kind, n, addrs[a]);
+				int ret = pfelf_symbol_at(f, kind, addrs[a], &got);
+				if (ret != 0 || (long)got.index != want)
+					fail_msg("%s: at(0x%llx) = %d/%u, scan %ld", path,
+					         (unsigned long long)addrs[a], ret, got.index,
+					         want);
+				checks++;
+			}
+		}
+		pfelf_sym got;
+		assert_ret(pfelf_symbol_find(f, kind, "pfelf_no_such_symbol", &got), -ENOENT);
+		assert_ret(pfelf_symbol_at(f, kind, UINT64_MAX, &got), -ENOENT);
+	}
+	return checks;
+}
+
+static void test_indexes(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	const char *files[] = {tb_fixture("exec"),
+	                       tb_fixture("libshared.so"),
+	                       tb_fixture("many.o"),
+	                       tb_fixture("s390x-libc.so.6"),
+	                       tb_fixture("armhf-libc.so.6"),
+	                       meta_fixture("libmeta.so"),
+	                       meta_fixture("zexec"),
+	                       LIBDIR "/libc.so.6"};
+	unsigned checks = 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct tb_handle h;
+		tb_open_ok(files[i], b, &h);
+		checks += check_indexes(h.f, files[i]);
+		meta_close(&h);
+	}
+	print_message("indexes (%s): %u name and address lookups equal to linear scans\n",
+	              tb_backend_label(b), checks);
+	assert_true(checks > 1000);
+}
+
+/* Versioned names of a library the fixtures built with a version script. */
+static void test_versions(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	struct tb_handle h;
+	pfelf_sym s;
+	char name[256];
+	tb_open_ok(meta_fixture("libmeta.so"), b, &h);
+	assert_ret(pfelf_symbol_lookup(h.f, "meta_versioned", &s), 0);
+	assert_int_equal(s.ver_kind, PFELF_VER_DEFAULT);
+	assert_string_equal(s.version, "METAV_2");
+	assert_true(pfelf_symbol_display_name(h.f, &s, name, sizeof(name)) > 0);
+	assert_string_equal(name, "meta_versioned@@METAV_2");
+	pfelf_sym t;
+	assert_ret(pfelf_symbol_find(h.f, PFELF_DYNSYM, "meta_versioned", &t), 0);
+	assert_int_equal(t.index, s.index);
+	const char *soname;
+	assert_ret(pfelf_soname(h.f, &soname), 0);
+	assert_string_equal(soname, "libmeta.so.1");
+	meta_close(&h);
+
+	tb_open_ok(meta_fixture("user-rpath"), b, &h);
+	assert_ret(pfelf_symbol_find(h.f, PFELF_DYNSYM, "meta_versioned", &s), 0);
+	assert_int_equal(s.ver_kind, PFELF_VER_NEEDED);
+	assert_string_equal(s.version, "METAV_2");
+	assert_ret(pfelf_symbol_lookup(h.f, "meta_versioned", &s), -ENOENT); /* undefined */
+	meta_close(&h);
+}
+
+/* A symbol in section 65,403: SHN_XINDEX through SHT_SYMTAB_SHNDX. */
+static void test_xindex(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	struct tb_handle h;
+	pfelf_sym s;
+	tb_open_ok(meta_fixture("xindex.o"), b, &h);
+	assert_ret(pfelf_symbol_find(h.f, PFELF_SYMTAB, "meta_high", &s), 0);
+	assert_int_equal(s.raw_shndx, 0xffff);
+	assert_true(s.shndx > 0xff00 && !(s.status & PFELF_SYM_BAD_SHNDX));
+	const char *sname;
+	assert_ret(pfelf_section_name(h.f, s.shndx, &sname), 0);
+	assert_string_equal(sname, ".s65399");
+	meta_close(&h);
+}
+
+/* ------------------------------------------------------- hostile */
+
+struct patched {
+	uint8_t *buf;
+	size_t len;
+	bool msb, is64;
+};
+
+/* The section named name of the bytes (found with readelf on the file). */
+static void section_of(const char *path, const char *name, uint64_t *off, uint64_t *size)
+{
+	char cmd[4096];
+	char *q = tb_shell_quote(path);
+	snprintf(cmd, sizeof(cmd), "readelf -SW %s | sed -n 's/^ *\\[ *[0-9]*\\] %s *//p'", q,
+	         name);
+	free(q);
+	size_t n;
+	char *out = tb_run(cmd, &n);
+	unsigned long long addr, o, s;
+	char type[64];
+	if (sscanf(out, "%63s %llx %llx %llx", type, &addr, &o, &s) != 4)
+		fail_msg("no section %s in %s (readelf said \"%s\")", name, path, out);
+	free(out);
+	*off = o;
+	*size = s;
+}
+
+static void open_patched(const struct patched *p, enum tb_backend b, struct tb_handle *h)
+{
+	assert_ret(tb_open_bytes(p->buf, p->len, b, h), 0);
+}
+
+static void patch_copy(const char *path, struct patched *p)
+{
+	p->buf = tb_slurp(path, &p->len);
+	p->is64 = p->buf[4] == 2;
+	p->msb = p->buf[5] == 2;
+}
+
+/* A DT_HASH chain that loops, and one that runs past the symbols. */
+static void test_hostile_sysv(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	const char *path = meta_fixture("libmeta-sysv.so");
+	uint64_t off, size;
+	section_of(path, ".hash", &off, &size);
+	struct patched p;
+	patch_copy(path, &p);
+	uint32_t nbucket = (uint32_t)tb_get(p.buf + off, 4, p.msb);
+	uint32_t nchain = (uint32_t)tb_get(p.buf + off + 4, 4, p.msb);
+	assert_true(nbucket > 0 && nchain > 2);
+	/* every bucket starts at symbol 1, whose chain points to itself */
+	for (uint32_t i = 0; i < nbucket; i++)
+		tb_put(p.buf + off + 8 + i * 4, 4, p.msb, 1);
+	uint8_t *chain = p.buf + off + 8 + (size_t)nbucket * 4;
+	tb_put(chain + 4, 4, p.msb, 1);
+	struct tb_handle h;
+	pfelf_sym s;
+	open_patched(&p, b, &h);
+	double t0 = tb_now();
+	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -EINVAL);
+	assert_true(tb_now() - t0 < 5);
+	meta_close(&h);
+	/* a chain entry past nchain */
+	tb_put(chain + 4, 4, p.msb, nchain + 5);
+	open_patched(&p, b, &h);
+	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -EINVAL);
+	meta_close(&h);
+	free(p.buf);
+}
+
+/* DT_GNU_HASH: no end bit anywhere, an empty bloom filter, a bad symoffset. */
+static void test_hostile_gnu(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	const char *path = meta_fixture("libmeta.so");
+	uint64_t off, size;
+	section_of(path, ".gnu.hash", &off, &size);
+	struct patched p;
+	patch_copy(path, &p);
+	uint32_t nb = (uint32_t)tb_get(p.buf + off, 4, p.msb);
+	uint32_t bloom = (uint32_t)tb_get(p.buf + off + 8, 4, p.msb);
+	size_t chain = off + 16 + (size_t)bloom * (p.is64 ? 8 : 4) + (size_t)nb * 4;
+	struct tb_handle h;
+	pfelf_sym s;
+	/* the unpatched file finds it */
+	open_patched(&p, b, &h);
+	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), 0);
+	meta_close(&h);
+	struct patched q = p;
+	q.buf = malloc(p.len);
+	memcpy(q.buf, p.buf, p.len);
+	for (size_t at = chain; at + 4 <= off + size; at += 4)
+		tb_put(q.buf + at, 4, q.msb, tb_get(q.buf + at, 4, q.msb) & ~1ull);
+	open_patched(&q, b, &h);
+	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -EINVAL);
+	meta_close(&h);
+	memcpy(q.buf, p.buf, p.len);
+	memset(q.buf + off + 16, 0, (size_t)bloom * (p.is64 ? 8 : 4));
+	open_patched(&q, b, &h);
+	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -ENOENT);
+	meta_close(&h);
+	memcpy(q.buf, p.buf, p.len);
+	tb_put(q.buf + off + 4, 4, q.msb, 0x7fffffff); /* symoffset past the symbols */
+	open_patched(&q, b, &h);
+	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -EINVAL);
+	assert_true(pfelf_symbol_count(h.f, PFELF_DYNSYM) > 0); /* the table itself is fine */
+	meta_close(&h);
+	free(q.buf);
+	free(p.buf);
+}
+
+/* A .symtab whose size runs past the file; a string table without a final NUL. */
+static void test_hostile_tables(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	const char *path = tb_fixture("exec");
+	struct patched p;
+	patch_copy(path, &p);
+	struct tb_handle h;
+	/* find .symtab's header: readelf gives its index and the table offset */
+	size_t n;
+	char *q = tb_shell_quote(path);
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd),
+	         "readelf -hSW %s | sed -n -e 's/.*Start of section headers: *\\([0-9]*\\).*/\\1/p'"
+	         " -e 's/^ *\\[ *\\([0-9]*\\)\\] \\.symtab .*/\\1/p'",
+	         q);
+	char *out = tb_run(cmd, &n);
+	unsigned long long shoff, idx;
+	assert_int_equal(sscanf(out, "%llu %llu", &shoff, &idx), 2);
+	free(out);
+	uint64_t str_off, str_size;
+	section_of(path, ".strtab", &str_off, &str_size);
+	free(q);
+	uint8_t *size_field = p.buf + shoff + idx * 64 + 32; /* Elf64_Shdr.sh_size */
+	uint64_t good = tb_get(size_field, 8, p.msb);
+	tb_put(size_field, 8, p.msb, (uint64_t)p.len * 2);
+	open_patched(&p, b, &h);
+	assert_ret(pfelf_symbol_count(h.f, PFELF_SYMTAB), -EINVAL);
+	assert_true(pfelf_symbol_count(h.f, PFELF_DYNSYM) > 0);
+	meta_close(&h);
+	tb_put(size_field, 8, p.msb, good);
+	/* the last name of .strtab loses its NUL */
+	p.buf[str_off + str_size - 1] = 'X';
+	open_patched(&p, b, &h);
+	int count = pfelf_symbol_count(h.f, PFELF_SYMTAB);
+	assert_true(count > 0);
+	unsigned bad = 0;
+	for (int i = 0; i < count; i++) {
+		pfelf_sym s;
+		char name[512];
+		assert_ret(pfelf_symbol(h.f, PFELF_SYMTAB, (uint32_t)i, &s), 0);
+		if (!(s.status & PFELF_SYM_BAD_NAME))
+			continue;
+		bad++;
+		assert_string_equal(s.name, "");
+		assert_true(pfelf_symbol_display_name(h.f, &s, name, sizeof(name)) > 0);
+		assert_string_equal(name, "<corrupt>");
+	}
+	assert_true(bad >= 1);
+	meta_close(&h);
+	free(p.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_readelf_all),    TB_BACKEND_TESTS(test_indexes),
+	        TB_BACKEND_TESTS(test_versions),       TB_BACKEND_TESTS(test_xindex),
+	        TB_BACKEND_TESTS(test_hostile_sysv),   TB_BACKEND_TESTS(test_hostile_gnu),
+	        TB_BACKEND_TESTS(test_hostile_tables),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
