@@ -135,7 +135,7 @@ struct walk {
 	struct tb_handle h;
 	bool open;
 	unsigned nfiles;
-	const char *path;
+	char *path;
 	int kind;    /* table being compared, -1 none */
 	long expect; /* entries readelf announced */
 	long seen;   /* lines compared in this table */
@@ -210,7 +210,8 @@ static void end_file(struct walk *w)
 static void start_file(struct walk *w, const char *path)
 {
 	end_file(w);
-	w->path = path;
+	free(w->path);
+	w->path = strdup(path);
 	w->kind = -1;
 	tb_open_ok(path, (enum tb_backend)(w->nfiles++ % TB_NBACKENDS), &w->h);
 	w->open = true;
@@ -291,6 +292,7 @@ static void run_oracle(struct paths *p, struct walk *w)
 	while (getline(&line, &cap, pipe) >= 0)
 		walk_line(w, line);
 	end_file(w);
+	free(w->path);
 	free(line);
 	free(w->line);
 	pclose(pipe);

@@ -1,0 +1,392 @@
+/*
+ * Notes against readelf -n: every note (owner, size, order) of every ELF
+ * file under /usr/lib/x86_64-linux-gnu and of the fixtures, GNU build ids,
+ * x86 GNU properties, the Go build id; a core file made by gcore against
+ * what /proc said about the process; hostile notes.
+ */
+#include "backends.h"
+
+#include "meta_i.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LIBDIR "/usr/lib/x86_64-linux-gnu"
+
+static const char *meta_fixture(const char *name)
+{
+	static __thread char path[4096];
+	const char *dir = getenv("ELFFS_META_FIXTURES");
+	if (!dir)
+		fail_msg("ELFFS_META_FIXTURES is not set");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+static bool meta_has(const char *name)
+{
+	return access(meta_fixture(name), R_OK) == 0;
+}
+
+/* Until pfelf__free() frees the metadata tables itself. */
+static void meta_close(struct tb_handle *h)
+{
+	if (h->f)
+		pfelf__meta_free(h->f);
+	tb_close(h);
+}
+
+/* ------------------------------------------------------ readelf -n */
+
+struct walk {
+	struct tb_handle h;
+	bool open;
+	char *path;
+	unsigned files, notes, build_ids, props, go_ids;
+	int index; /* next pfelf note to compare */
+	bool saw_build_id;
+	FILE *list;
+};
+
+static void end_file(struct walk *w)
+{
+	if (!w->open)
+		return;
+	int n = pfelf_note_count(w->h.f);
+	if (n != w->index)
+		fail_msg("%s: pfelf has %d notes, readelf %d", w->path, n, w->index);
+	const uint8_t *id;
+	if (!w->saw_build_id && pfelf_build_id(w->h.f, &id) != -ENOENT)
+		fail_msg("%s: pfelf finds a build id, readelf printed none", w->path);
+	meta_close(&w->h);
+	w->open = false;
+}
+
+static void start_file(struct walk *w, const char *path)
+{
+	end_file(w);
+	free(w->path);
+	w->path = strdup(path);
+	w->index = 0;
+	w->saw_build_id = false;
+	tb_open_ok(path, (enum tb_backend)(w->files++ % TB_NBACKENDS), &w->h);
+	w->open = true;
+}
+
+/* "  OWNER    0x0000SIZE\tDESCRIPTION": the next pfelf note must match. */
+static bool note_line(struct walk *w, const char *line)
+{
+	const char *tab = strchr(line, '\t');
+	if (strncmp(line, "  ", 2) != 0 || line[2] == ' ' || !tab || tab - line < 12 ||
+	    strncmp(tab - 10, "0x", 2) != 0)
+		return false;
+	char owner[256];
+	unsigned long size;
+	if (sscanf(line, " %255s 0x%lx", owner, &size) != 2)
+		return false;
+	pfelf_note n;
+	int ret = pfelf_note_get(w->h.f, (uint32_t)w->index, &n);
+	if (ret != 0 || strcmp(n.name, owner) != 0 || n.descsz != size)
+		fail_msg("%s: note %d: readelf %s 0x%lx, pfelf %d %s 0x%x", w->path, w->index,
+		         owner, size, ret, ret == 0 ? n.name : "", ret == 0 ? n.descsz : 0);
+	w->index++;
+	w->notes++;
+	return true;
+}
+
+static void hex(const uint8_t *p, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * n] = 0;
+}
+
+static void build_id_line(struct walk *w, const char *hexid)
+{
+	const uint8_t *id;
+	char got[1024];
+	if (w->saw_build_id)
+		return;
+	int n = pfelf_build_id(w->h.f, &id);
+	assert_true(n > 0 && n < 500);
+	hex(id, (size_t)n, got);
+	assert_string_equal(got, hexid);
+	w->saw_build_id = true;
+	w->build_ids++;
+}
+
+/* "x86 feature: IBT, SHSTK" and "x86 ISA needed: x86-64-baseline, ..." */
+static void property_line(struct walk *w, const char *line)
+{
+	static const struct {
+		const char *prefix;
+		uint32_t type;
+		const char *names[4];
+	} kinds[] = {
+	        {"x86 feature: ", 0xc0000002, {"IBT", "SHSTK", "LAM_U48", "LAM_U57"}},
+	        {"x86 ISA needed: ",
+	         0xc0008002,
+	         {"x86-64-baseline", "x86-64-v2", "x86-64-v3", "x86-64-v4"}},
+	};
+	for (size_t k = 0; k < 2; k++) {
+		const char *p = strstr(line, kinds[k].prefix);
+		if (!p)
+			continue;
+		p += strlen(kinds[k].prefix);
+		uint64_t want = 0;
+		for (int b = 0; b < 4; b++) {
+			const char *q = strstr(p, kinds[k].names[b]);
+			size_t l = strlen(kinds[k].names[b]);
+			if (q && (q[l] == 0 || q[l] == ',' || q[l] == '\n'))
+				want |= 1u << b;
+		}
+		int n = pfelf_gnu_property_count(w->h.f);
+		assert_true(n > 0);
+		bool found = false;
+		for (int i = 0; i < n; i++) {
+			pfelf_gnu_property pr;
+			assert_ret(pfelf_gnu_property_get(w->h.f, (uint32_t)i, &pr), 0);
+			if (pr.type == kinds[k].type && pr.datasz == 4) {
+				assert_int_equal(pr.value & 0xf, want);
+				found = true;
+			}
+		}
+		if (!found)
+			fail_msg("%s: no property 0x%x for \"%s\"", w->path, kinds[k].type, line);
+		w->props++;
+	}
+}
+
+static void go_desc_line(struct walk *w, const char *line)
+{
+	char id[512], want[512];
+	size_t k = 0;
+	for (const char *p = line; *p && k + 1 < sizeof(want);) {
+		unsigned v;
+		int used;
+		if (sscanf(p, " %2x%n", &v, &used) != 1)
+			break;
+		want[k++] = (char)v;
+		p += used;
+	}
+	want[k] = 0;
+	assert_true(pfelf_go_build_id(w->h.f, id, sizeof(id)) > 0);
+	assert_string_equal(id, want);
+	w->go_ids++;
+}
+
+static void walk_line(struct walk *w, char *line, bool *go_next)
+{
+	size_t len = strlen(line);
+	if (len && line[len - 1] == '\n')
+		line[--len] = 0;
+	const char *p;
+	if (strncmp(line, "File: ", 6) == 0)
+		start_file(w, line + 6);
+	else if (!w->open)
+		return;
+	else if (note_line(w, line))
+		*go_next = strstr(line, "GO BUILDID") != NULL;
+	else if ((p = strstr(line, "Build ID: ")) != NULL)
+		build_id_line(w, p + 10);
+	else if (*go_next && (p = strstr(line, "description data: ")) != NULL) {
+		go_desc_line(w, p + 18);
+		*go_next = false;
+	} else
+		property_line(w, line);
+}
+
+static struct {
+	char **v;
+	size_t n, cap;
+} list;
+
+static void add(const char *path)
+{
+	if (list.n == list.cap) {
+		list.cap = list.cap ? list.cap * 2 : 256;
+		list.v = realloc(list.v, list.cap * sizeof(*list.v));
+	}
+	list.v[list.n++] = strdup(path);
+}
+
+static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	unsigned char m[4];
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	if (read(fd, m, 4) == 4 && memcmp(m, "\177ELF", 4) == 0)
+		add(path);
+	close(fd);
+	return 0;
+}
+
+static void test_readelf_notes(void **state)
+{
+	(void)state;
+	double t0 = tb_now();
+	assert_int_equal(nftw(LIBDIR, walk_cb, 32, FTW_PHYS), 0);
+	const char *fx[] = {"exec",
+	                    "pie",
+	                    "libshared.so",
+	                    "noshdr",
+	                    "outofrange",
+	                    "s390x-libc.so.6",
+	                    "armhf-libc.so.6",
+	                    "many.o"};
+	for (size_t i = 0; i < sizeof(fx) / sizeof(fx[0]); i++)
+		add(tb_fixture(fx[i]));
+	const char *mfx[] = {"hello", "hello-noshdr", "libmeta.so", "core.threads", "zexec"};
+	for (size_t i = 0; i < sizeof(mfx) / sizeof(mfx[0]); i++)
+		if (meta_has(mfx[i]))
+			add(meta_fixture(mfx[i]));
+	char *lpath = tb_write_tmp("notelist", "", 0);
+	FILE *lf = fopen(lpath, "w");
+	for (size_t i = 0; i < list.n; i++)
+		fwrite(list.v[i], 1, strlen(list.v[i]) + 1, lf);
+	fclose(lf);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C xargs -0 -a '%s' readelf -n -- 2>/dev/null", lpath);
+	FILE *pipe = popen(cmd, "r");
+	assert_non_null(pipe);
+	struct walk w = {0};
+	char *line = NULL;
+	size_t cap = 0;
+	bool go_next = false;
+	while (getline(&line, &cap, pipe) >= 0)
+		walk_line(&w, line, &go_next);
+	end_file(&w);
+	free(w.path);
+	free(line);
+	pclose(pipe);
+	unlink(lpath);
+	free(lpath);
+	print_message("notes: %u files, %u notes (owner, size, order) equal to readelf -n, "
+	              "%u build ids, %u x86 properties, %u Go build ids (%.1f s)\n",
+	              w.files, w.notes, w.build_ids, w.props, w.go_ids, tb_now() - t0);
+	assert_int_equal(w.files, list.n);
+	assert_true(w.build_ids > 1000 && w.props > 100);
+	for (size_t i = 0; i < list.n; i++)
+		free(list.v[i]);
+	free(list.v);
+}
+
+/* ------------------------------------------------------------- core */
+
+static void test_core(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	if (!meta_has("core.threads"))
+		skip(); /* no gcore on this machine */
+	size_t n;
+	char *tasks = tb_slurp(meta_fixture("core.tasks"), &n);
+	int want_threads = atoi(tasks);
+	free(tasks);
+	struct tb_handle h;
+	tb_open_ok(meta_fixture("core.threads"), b, &h);
+	assert_int_equal(want_threads, 4);
+	assert_ret(pfelf_core_thread_count(h.f), want_threads);
+	int count = pfelf_core_file_count(h.f);
+	assert_true(count > 0);
+	/* every file mapping /proc listed is in NT_FILE */
+	char *maps = tb_slurp(meta_fixture("core.maps"), &n);
+	unsigned found = 0, listed = 0;
+	for (char *line = strtok(maps, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long start, end, off, inode;
+		char perms[8], dev[16];
+		int used = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &start, &end, perms, &off, dev,
+		           &inode, &used) < 6 ||
+		    inode == 0 || line[used] != '/')
+			continue;
+		listed++;
+		for (int i = 0; i < count; i++) {
+			pfelf_core_file cf;
+			assert_ret(pfelf_core_file_get(h.f, (uint32_t)i, &cf), 0);
+			if (cf.start == start && cf.end == end && cf.offset == off &&
+			    strcmp(cf.path, line + used) == 0) {
+				found++;
+				break;
+			}
+		}
+	}
+	free(maps);
+	print_message("core (%s): %d threads, %d NT_FILE mappings, %u of %u /proc maps found\n",
+	              tb_backend_label(b), want_threads, count, found, listed);
+	assert_true(listed > 3);
+	assert_int_equal(found, listed);
+	assert_int_equal((unsigned)count, listed);
+	pfelf_core_file cf;
+	assert_ret(pfelf_core_file_get(h.f, (uint32_t)count, &cf), -ENOENT);
+	meta_close(&h);
+}
+
+/* ---------------------------------------------------------- hostile */
+
+static void section_of(const char *path, const char *name, uint64_t *off, uint64_t *size)
+{
+	char cmd[4096];
+	char *q = tb_shell_quote(path);
+	snprintf(cmd, sizeof(cmd), "readelf -SW %s | sed -n 's/^ *\\[ *[0-9]*\\] %s *//p'", q,
+	         name);
+	free(q);
+	size_t n;
+	char *out = tb_run(cmd, &n);
+	unsigned long long addr, o, s;
+	char type[64];
+	if (sscanf(out, "%63s %llx %llx %llx", type, &addr, &o, &s) != 4)
+		fail_msg("no section %s in %s", name, path);
+	free(out);
+	*off = o;
+	*size = s;
+}
+
+/* Name and descriptor sizes past the note's section: the note is dropped. */
+static void test_hostile_notes(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	const char *path = tb_fixture("exec");
+	uint64_t off, size;
+	section_of(path, ".note.gnu.build-id", &off, &size);
+	size_t len;
+	uint8_t *buf = tb_slurp(path, &len);
+	struct tb_handle h;
+	const uint8_t *id;
+	tb_open_ok(path, b, &h);
+	int notes = pfelf_note_count(h.f);
+	assert_ret(pfelf_build_id(h.f, &id), 20);
+	meta_close(&h);
+	const uint32_t bad[] = {0xffffffffu, (uint32_t)size, 0x7ffffff0u};
+	for (int field = 0; field < 2; field++) {
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			uint8_t *copy = malloc(len);
+			memcpy(copy, buf, len);
+			tb_put(copy + off + 4 * field, 4, false, bad[k]);
+			assert_ret(tb_open_bytes(copy, len, b, &h), 0);
+			assert_ret(pfelf_note_count(h.f), notes - 1);
+			assert_ret(pfelf_build_id(h.f, &id), -ENOENT);
+			meta_close(&h);
+			free(copy);
+		}
+	}
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_readelf_notes),
+	        TB_BACKEND_TESTS(test_core),
+	        TB_BACKEND_TESTS(test_hostile_notes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
