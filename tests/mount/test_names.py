@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """Naming rules of SPEC section 3 on the fixtures: odd section names
 (names.o), duplicates (many.o, comdat.o `.group`s, core `load`s), NOBITS
-sections present and empty, segment names, extended numbering (xnum.o,
+sections present and empty, segment names (also 100+ program headers
+and unnamed types, on a copy of exec patched here), extended numbering (xnum.o,
 phxnum), no section headers (noshdr), and ranges outside the file
 (outofrange). Expected names are computed from readelf's section table.
 """
 
 import os
 import re
+import shutil
+import struct
+import tempfile
 
 import elf_oracle as oracle
 from elffs_mount import Checker, fixture, fixtures_dir, require_fuse, run_mounted
@@ -203,6 +207,85 @@ def check_outofrange(ck, mnt, fx, infos):
     check_bytes(ck, view, src, expected)
 
 
+# Extra program headers appended to a copy of exec: p_type -> SPEC's TYPE.
+EXTRA_TYPES = [(0, "NULL"), (0x12345678, "0x12345678"), (0x6FFF1234, "0x6fff1234"),
+               (0x7ABCDEF0, "0x7abcdef0"), (0x6474E553, "GNU_PROPERTY"), (4, "NOTE")]
+MANY_PHDRS = 120
+
+
+def make_many_phdrs(src, dst):
+    """A copy of ELF64 LE src with MANY_PHDRS program headers: its own, then
+    extras covering the ELF header (offset 0, 64 bytes), in a table appended
+    at the end. Returns {index: expected TYPE} of the extras (readelf cuts
+    long type names, so it is no oracle for these)."""
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    table = bytearray(data[phoff:phoff + phentsize * phnum])
+    extra = {}
+    for i in range(phnum, MANY_PHDRS):
+        ptype, name = EXTRA_TYPES[i % len(EXTRA_TYPES)]
+        table += struct.pack("<IIQQQQQQ", ptype, i % 8, 0, 0, 0, 64, 64, 8)
+        extra[i] = name
+    data += bytes(-len(data) % 8)
+    struct.pack_into("<Q", data, 0x20, len(data))
+    struct.pack_into("<H", data, 0x38, MANY_PHDRS)
+    data += table
+    with open(dst, "wb") as f:
+        f.write(data)
+    return extra
+
+
+def check_extra_xattrs(ck, path, kind, pflags):
+    flags = "".join(c for c, bit in (("R", 4), ("W", 2), ("E", 1)) if pflags & bit)
+    try:
+        ck.eq(os.getxattr(path, "user.elf.type").decode(), kind, f"{path}: user.elf.type")
+        ck.eq(os.getxattr(path, "user.elf.flags").decode(), flags, f"{path}: user.elf.flags")
+    except OSError as e:
+        ck.fail(f"{path}: getxattr: {e.strerror}")
+
+
+def check_many_phdrs(ck, fx):
+    """100+ program headers: NN is the index with two digits at least
+    (00..99, 100..119); unnamed types are 0x%08x; flags letters R W E."""
+    tmp = tempfile.mkdtemp(prefix="elffs-phdrs-")
+    try:
+        src = os.path.join(tmp, "manyph")
+        extra = make_many_phdrs(os.path.join(fx, "exec"), src)
+        info = oracle.readelf([src])[src]
+        ck.eq(len(info.segments), MANY_PHDRS, "manyph: readelf segment count (test setup)")
+        want = {}
+        for p in info.segments:
+            kind = extra.get(p.index) or oracle.spec_segment_type(p.type, info.machine)
+            want[f"{p.index:02d}-{kind}"] = (p.off, 0 if p.off + p.filesz > os.path.getsize(src)
+                                             else p.filesz)
+
+        def body(m):
+            view = os.path.join(m.path, "manyph")
+            got = listing(ck, os.path.join(view, "segments"))
+            ck.ok(got == set(want), f"manyph segments: missing {sorted(set(want) - got)[:6]}, "
+                                    f"unexpected {sorted(got - set(want))[:6]}")
+            fd = os.open(src, os.O_RDONLY)
+            try:
+                for name, (off, size) in sorted(want.items()):
+                    if name in got:
+                        err = oracle.compare_file(os.path.join(view, "segments", name), fd, off,
+                                                  size)
+                        ck.ok(err is None, f"manyph/segments/{name}: {err}")
+                        ck.count("segments")
+                    index = int(name.split("-", 1)[0])
+                    if index in extra and name in got:
+                        check_extra_xattrs(ck, os.path.join(view, "segments", name),
+                                           extra[index], index % 8)
+            finally:
+                os.close(fd)
+
+        run_mounted(ck, tmp, [], body)
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     require_fuse()
     ck = Checker("names")
@@ -218,6 +301,7 @@ def main():
         ck.ok(m.alive(), "daemon died")
 
     run_mounted(ck, fx, [], body)
+    check_many_phdrs(ck, fx)
     ck.finish()
 
 
