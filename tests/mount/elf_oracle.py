@@ -16,7 +16,8 @@ Segment = collections.namedtuple(
     "Segment", "index type off vaddr paddr filesz memsz flags align")
 
 _SEC_RE = re.compile(
-    r"^\s*\[\s*(\d+)\] (.*?)\s+(SYMTAB SECTION INDICES|<unknown>: \S+|\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)"
+    r"^\s*\[\s*(\d+)\] (.*?)\s+(SYMTAB SECTION INDICES|<unknown>: \S+|\S+)"
+    r"\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)"
     r"\s+([A-Za-z]*)\s+(\d+)\s+(\d+)\s+(\d+)$")
 # readelf prints the type as %-14.14s (longer names are cut) and an alignment
 # of 0 as "0".

@@ -2,7 +2,8 @@
 """The mirrored tree: directories (mode less write bits, owner, mtime),
 symlinks kept as symlinks (also dangling ones), non-ELF files, FIFOs,
 sockets, empty and short files left out, malformed ELF files giving clean
-errors (never a crash), `ls -lR` and `find` finishing quickly; the view of a binary (mode, owner, times); a single-file SOURCE.
+errors (never a crash), `ls -lR` and `find` finishing quickly; the view
+of a binary (mode, owner, times); a single-file SOURCE.
 """
 
 import errno
