@@ -14,7 +14,9 @@
  *
  * Exits 0 when every input ran, 1 when a path is missing or nothing ran, 2
  * on bad usage; a finding aborts (the sanitizers' or walk.c's report), after
- * naming the input and saving a crashing mutant as replay-crash-<n>.
+ * naming the input and saving a crashing mutant as replay-crash-mutant in
+ * the working directory. An input that runs longer than $ELFFS_REPLAY_LIMIT
+ * seconds (default 60; a hang) aborts the same way.
  */
 #include "fuzz.h"
 
@@ -48,10 +50,12 @@ extern size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_siz
 #define REPLAY_MAX_INPUT ((size_t)256 << 20)
 #define MUTANT_MAX       ((size_t)64 << 10) /* as scripts/fuzz's -max_len */
 #define CHAIN            4                  /* mutants mutated further before restarting */
+#define REPLAY_LIMIT     60                 /* default seconds per input ($ELFFS_REPLAY_LIMIT) */
 
 static struct {
 	unsigned long files, mutants;
 	unsigned mutants_per_input;
+	unsigned limit; /* seconds one input may take */
 	/* What runs now, for the crash report. */
 	char current[4096];
 	const uint8_t *mutant;
@@ -120,6 +124,15 @@ static void report_crash(void)
 	}
 }
 
+/* An input that runs this long is a hang: name it and abort. */
+static void on_alarm(int sig)
+{
+	say("replay: input still running after the per-input limit: a hang\n");
+	report_crash();
+	signal(SIGABRT, SIG_DFL);
+	abort();
+}
+
 static void on_signal(int sig)
 {
 	report_crash();
@@ -129,6 +142,7 @@ static void on_signal(int sig)
 
 static void install_reporting(void)
 {
+	signal(SIGALRM, on_alarm);
 #ifdef REPLAY_SANITIZED
 	/* The sanitizers handle SIGSEGV and friends themselves. */
 	__sanitizer_set_death_callback(report_crash);
@@ -196,7 +210,9 @@ static void run_mutants(const char *path, const uint8_t *data, size_t len)
 		snprintf(run.current, sizeof(run.current), "%s (mutant %u)", path, k);
 		run.mutant = exact;
 		run.mutant_len = cur;
+		alarm(run.limit);
 		LLVMFuzzerTestOneInput(exact, cur);
+		alarm(0);
 		run.mutant = NULL;
 		free(exact);
 		run.mutants++;
@@ -209,7 +225,9 @@ static void run_file(const char *path)
 	size_t len;
 	uint8_t *data = read_file(path, &len);
 	snprintf(run.current, sizeof(run.current), "%s", path);
+	alarm(run.limit);
 	LLVMFuzzerTestOneInput(data, len);
+	alarm(0);
 	run.files++;
 	if (run.mutants_per_input && LLVMFuzzerCustomMutator && len <= MUTANT_MAX)
 		run_mutants(path, data, len);
@@ -286,6 +304,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--mutants N] PATH...\n", argv[0]);
 		return 2;
 	}
+	const char *lim = getenv("ELFFS_REPLAY_LIMIT");
+	run.limit = lim && *lim ? (unsigned)strtoul(lim, NULL, 10) : REPLAY_LIMIT;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	install_reporting();
 	if (LLVMFuzzerInitialize)

@@ -84,5 +84,12 @@ void walk_vaddr(struct walk *w);
 void walk_names_header(struct walk *w);
 void walk_names_section(struct walk *w, const pfelf_shdr *s);
 void walk_names_segment(struct walk *w, const pfelf_phdr *p);
+void walk_names_symbol(struct walk *w, const pfelf_sym *s);
+void walk_names_compress(struct walk *w, uint32_t type);
+void walk_symbols(struct walk *w);
+void walk_notes(struct walk *w);
+void walk_dynamic(struct walk *w);
+void walk_links_go(struct walk *w);
+void walk_compressed(struct walk *w);
 
 #endif /* WALK_H */

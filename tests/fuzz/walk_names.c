@@ -18,6 +18,11 @@ enum name_kind {
 	N_TYPE,
 	N_OSABI,
 	N_FILE_TYPE,
+	N_SYM_TYPE,
+	N_SYM_BIND,
+	N_SYM_VISIBILITY,
+	N_SYM_SHNDX,
+	N_COMPRESS_TYPE,
 };
 
 struct name_call {
@@ -25,6 +30,7 @@ struct name_call {
 	uint64_t value;
 	uint16_t machine;
 	pfelf_file *f;
+	const pfelf_sym *sym;
 };
 
 static int call(const struct name_call *c, char *buf, size_t len)
@@ -46,6 +52,16 @@ static int call(const struct name_call *c, char *buf, size_t len)
 		return pfelf_osabi_name((uint8_t)c->value, buf, len);
 	case N_FILE_TYPE:
 		return pfelf_file_type_name(c->f, buf, len);
+	case N_SYM_TYPE:
+		return pfelf_symbol_type_name(c->f, (uint8_t)c->value, buf, len);
+	case N_SYM_BIND:
+		return pfelf_symbol_bind_name(c->f, (uint8_t)c->value, buf, len);
+	case N_SYM_VISIBILITY:
+		return pfelf_symbol_visibility_name((uint8_t)c->value, buf, len);
+	case N_SYM_SHNDX:
+		return pfelf_symbol_shndx_name(c->f, c->sym, buf, len);
+	case N_COMPRESS_TYPE:
+		return pfelf_compress_type_name((uint32_t)c->value, buf, len);
 	}
 	return -EINVAL;
 }
@@ -72,7 +88,8 @@ static bool seen(struct walk *w, const struct name_call *c)
 static void check_name(struct walk *w, const struct name_call *c, bool thorough)
 {
 	char full[256], cut[256];
-	if (c->kind != N_FILE_TYPE && seen(w, c)) {
+	bool cacheable = c->kind != N_FILE_TYPE && c->kind != N_SYM_SHNDX;
+	if (cacheable && seen(w, c)) {
 		walk_mix(w, c->value); /* the name is a function of the value */
 		return;
 	}
@@ -98,19 +115,19 @@ void walk_names_header(struct walk *w)
 {
 	const pfelf_ehdr *h = pfelf_header(w->f);
 	struct name_call calls[] = {
-	        {N_MACHINE, h->machine, 0, NULL},
-	        {N_TYPE, h->type, 0, NULL},
-	        {N_OSABI, h->osabi, 0, NULL},
-	        {N_FILE_TYPE, 0, 0, w->f},
+	        {N_MACHINE, h->machine, 0, NULL, NULL},
+	        {N_TYPE, h->type, 0, NULL, NULL},
+	        {N_OSABI, h->osabi, 0, NULL, NULL},
+	        {N_FILE_TYPE, 0, 0, w->f, NULL},
 	        /* Values straight from the input's bytes, to reach odd ones. */
-	        {N_SECTION_TYPE, h->flags, h->machine, NULL},
-	        {N_SECTION_FLAGS, h->entry, h->machine, NULL},
-	        {N_SEGMENT_TYPE, h->flags, h->machine, NULL},
-	        {N_SEGMENT_FLAGS, h->flags, 0, NULL},
-	        {N_SECTION_TYPE, h->phoff, (uint16_t)h->shoff, NULL},
-	        {N_SEGMENT_TYPE, h->phoff, (uint16_t)h->shoff, NULL},
-	        {N_MACHINE, h->flags >> 16, 0, NULL},
-	        {N_TYPE, h->flags, 0, NULL},
+	        {N_SECTION_TYPE, h->flags, h->machine, NULL, NULL},
+	        {N_SECTION_FLAGS, h->entry, h->machine, NULL, NULL},
+	        {N_SEGMENT_TYPE, h->flags, h->machine, NULL, NULL},
+	        {N_SEGMENT_FLAGS, h->flags, 0, NULL, NULL},
+	        {N_SECTION_TYPE, h->phoff, (uint16_t)h->shoff, NULL, NULL},
+	        {N_SEGMENT_TYPE, h->phoff, (uint16_t)h->shoff, NULL, NULL},
+	        {N_MACHINE, h->flags >> 16, 0, NULL, NULL},
+	        {N_TYPE, h->flags, 0, NULL, NULL},
 	};
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		check_name(w, &calls[i], true);
@@ -118,16 +135,34 @@ void walk_names_header(struct walk *w)
 
 void walk_names_section(struct walk *w, const pfelf_shdr *s)
 {
-	struct name_call t = {N_SECTION_TYPE, s->type, w->machine, NULL};
-	struct name_call fl = {N_SECTION_FLAGS, s->flags, w->machine, NULL};
+	struct name_call t = {N_SECTION_TYPE, s->type, w->machine, NULL, NULL};
+	struct name_call fl = {N_SECTION_FLAGS, s->flags, w->machine, NULL, NULL};
 	check_name(w, &t, false);
 	check_name(w, &fl, false);
 }
 
 void walk_names_segment(struct walk *w, const pfelf_phdr *p)
 {
-	struct name_call t = {N_SEGMENT_TYPE, p->type, w->machine, NULL};
-	struct name_call fl = {N_SEGMENT_FLAGS, p->flags, 0, NULL};
+	struct name_call t = {N_SEGMENT_TYPE, p->type, w->machine, NULL, NULL};
+	struct name_call fl = {N_SEGMENT_FLAGS, p->flags, 0, NULL, NULL};
 	check_name(w, &t, false);
 	check_name(w, &fl, false);
+}
+
+void walk_names_symbol(struct walk *w, const pfelf_sym *s)
+{
+	struct name_call calls[] = {
+	        {N_SYM_TYPE, s->type, w->machine, w->f, NULL},
+	        {N_SYM_BIND, s->bind, w->machine, w->f, NULL},
+	        {N_SYM_VISIBILITY, s->visibility, 0, NULL, NULL},
+	        {N_SYM_SHNDX, s->shndx, 0, w->f, s},
+	};
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		check_name(w, &calls[i], false);
+}
+
+void walk_names_compress(struct walk *w, uint32_t type)
+{
+	struct name_call c = {N_COMPRESS_TYPE, type, 0, NULL, NULL};
+	check_name(w, &c, true);
 }
