@@ -44,7 +44,7 @@ void attr_of(struct node *n, struct stat *out)
 {
 	nodes_lock();
 	const struct node *src = node_is_source(n) ? n : n->broot;
-	struct stat s = src->st;
+	struct stat s = *src->st;
 	nodes_unlock();
 	memset(out, 0, sizeof(*out));
 	out->st_ino = n->ino;

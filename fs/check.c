@@ -35,10 +35,10 @@ static void gone(struct node *s)
 /* Take a fresh lstat of source node s of kind kind (table lock held). */
 static void update(struct node *s, const struct stat *st)
 {
-	if (s->kind == NK_BIN && (s->absent || !src_same_identity(&s->st, st)))
+	if (s->kind == NK_BIN && (s->absent || !src_same_identity(s->st, st)))
 		new_generation(s);
 	s->absent = false;
-	s->st = *st;
+	*s->st = *st;
 	s->checked_ns = elffs_now_ns();
 }
 
@@ -63,7 +63,7 @@ static int current_kind(struct node *s, struct stat *st)
 		ret = -errno;
 	} else {
 		nodes_lock();
-		bool same = s->kind == NK_BIN && !s->absent && src_same_identity(&s->st, st);
+		bool same = s->kind == NK_BIN && !s->absent && src_same_identity(s->st, st);
 		nodes_unlock();
 		ret = same ? NK_BIN : probe_classify(loc.dirfd, loc.name, st);
 	}
@@ -121,7 +121,7 @@ int check_view(struct node *n, struct bview **out)
 	nodes_lock();
 	int ret = root->stale || n->gen != root->gen ? -ESTALE : root->absent ? -ENOENT : 0;
 	uint64_t gen = root->gen;
-	struct stat st = root->st;
+	struct stat st = *root->st;
 	nodes_unlock();
 	if (ret < 0)
 		return ret;
@@ -135,7 +135,7 @@ bool check_reuse_source(struct node *old, struct node *cand)
 {
 	if (old->stale || old->kind != cand->kind)
 		return false;
-	update(old, &cand->st);
+	update(old, cand->st);
 	return true;
 }
 

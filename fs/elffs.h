@@ -8,7 +8,8 @@
 #ifndef ELFFS_H
 #define ELFFS_H
 
-#define FUSE_USE_VERSION 35
+/* 3.12: the loop configuration object and -o max_threads. */
+#define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 
 #include <stdbool.h>

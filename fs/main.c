@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,11 +90,17 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	if (o->cmd.singlethread) {
 		ret = fuse_session_loop(se);
 	} else {
-		struct fuse_loop_config cfg = {
-		        .clone_fd = o->cmd.clone_fd,
-		        .max_idle_threads = o->cmd.max_idle_threads,
-		};
-		ret = fuse_session_loop_mt(se, &cfg);
+		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+		if (!cfg)
+			return 1;
+		fuse_loop_cfg_set_clone_fd(cfg, (unsigned)o->cmd.clone_fd);
+		/* fuse_parse_cmdline leaves UINT_MAX for "not given" */
+		if (o->cmd.max_threads != UINT_MAX)
+			fuse_loop_cfg_set_max_threads(cfg, o->cmd.max_threads);
+		if (o->cmd.max_idle_threads != UINT_MAX)
+			fuse_loop_cfg_set_idle_threads(cfg, o->cmd.max_idle_threads);
+		ret = fuse_session_loop_mt(se, cfg);
+		fuse_loop_cfg_destroy(cfg);
 	}
 	inval_stop();
 	elffs.se = NULL;

@@ -182,6 +182,10 @@ struct node *node_new(enum node_kind kind, const char *name)
 		return NULL;
 	}
 	n->kind = kind;
+	if (node_is_source(n) && !(n->st = calloc(1, sizeof(*n->st)))) {
+		node_discard(n);
+		return NULL;
+	}
 	return n;
 }
 
@@ -194,6 +198,7 @@ void node_discard(struct node *n)
 	if (n->file)
 		free(n->file->text);
 	free(n->file);
+	free(n->st);
 	free(n->name);
 	free(n);
 }
@@ -207,7 +212,7 @@ int nodes_init(enum node_kind root_kind, const struct stat *st)
 		return -ENOMEM;
 	root->ino = FUSE_ROOT_ID;
 	root->refs = 1; /* never freed */
-	root->st = *st;
+	*root->st = *st;
 	root->checked_ns = elffs_now_ns();
 	if (root_kind == NK_BIN) {
 		root->broot = root;

@@ -28,9 +28,12 @@ struct nfile {
 	uint64_t off;     /* byte range of the source file */
 	uint64_t len;     /* served length (0 for NOBITS and out-of-file ranges) */
 	uint16_t machine; /* e_machine, for the names of types and flags */
-	pfelf_shdr sh;    /* NK_SECTION: its header (sh.name is NULL) */
-	pfelf_phdr ph;    /* NK_SEGMENT: its header */
-	char *text;       /* NK_INFO: the text (len bytes) */
+	uint8_t osabi;    /* EI_OSABI, for the names of flags */
+	union {
+		pfelf_shdr sh; /* NK_SECTION: its header (sh.name is NULL) */
+		pfelf_phdr ph; /* NK_SEGMENT: its header */
+	};
+	char *text; /* NK_INFO: the text (len bytes) */
 };
 
 struct node {
@@ -45,7 +48,7 @@ struct node {
 	bool stale;  /* source gone or now of another kind (table lock) */
 	bool absent; /* file-mode root: SOURCE gone or not ELF (table lock) */
 	/* Source nodes (NK_DIR, NK_LINK, NK_BIN); table lock. */
-	struct stat st;      /* last lstat of the source */
+	struct stat *st;     /* last lstat of the source (NULL for other nodes) */
 	uint64_t checked_ns; /* when it was taken; 0 forces a re-check */
 	/* Nodes of a binary's view. */
 	struct node *broot; /* NK_BIN: itself; inner nodes: their binary (ref via parent) */

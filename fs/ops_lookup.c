@@ -44,7 +44,7 @@ static int lookup_source(struct node *dir, const char *name, struct node **out)
 	}
 	if (!cand)
 		return -ENOMEM;
-	cand->st = st;
+	*cand->st = st;
 	cand->checked_ns = elffs_now_ns();
 	*out = node_attach(dir, cand, check_reuse_source);
 	return 0;
@@ -73,6 +73,7 @@ static struct nfile *new_file(const struct bview *v, uint64_t off, uint64_t len)
 		f->off = off;
 		f->len = len;
 		f->machine = v->eh.machine;
+		f->osabi = v->eh.osabi;
 	}
 	return f;
 }
