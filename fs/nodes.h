@@ -28,7 +28,7 @@ struct nfile {
 	uint64_t off;     /* byte range of the source file */
 	uint64_t len;     /* served length (0 for NOBITS and out-of-file ranges) */
 	uint16_t machine; /* e_machine, for the names of types and flags */
-	uint8_t osabi;    /* EI_OSABI, for the names of flags */
+	uint8_t osabi;    /* EI_OSABI, for the flag letters */
 	union {
 		pfelf_shdr sh; /* NK_SECTION: its header (sh.name is NULL) */
 		pfelf_phdr ph; /* NK_SEGMENT: its header */

@@ -51,7 +51,8 @@ static int section_value(const struct nfile *f, const char *key, char *buf)
 	if (strcmp(key, "type") == 0)
 		return pfelf_section_type_name(sh->type, f->machine, buf, XATTR_VALUE_MAX);
 	if (strcmp(key, "flags") == 0)
-		return pfelf_section_flags_string(sh->flags, f->machine, f->osabi, buf, XATTR_VALUE_MAX);
+		return pfelf_section_flags_string(sh->flags, f->machine, f->osabi, buf,
+		                                  XATTR_VALUE_MAX);
 	if (strcmp(key, "addr") == 0)
 		return hex(buf, sh->addr);
 	if (strcmp(key, "offset") == 0)
