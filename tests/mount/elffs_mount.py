@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 SKIP = 77
 LIVE_TIMEOUT = 10.0
@@ -274,9 +275,14 @@ class Mount:
 
 
 def run_mounted(ck, source, args, body):
-    """Mount, run body(mount), unmount; a failed mount is a failure."""
+    """Mount, run body(mount), unmount; a failed mount, or an OSError the
+    body did not expect (e.g. ENOTCONN once the daemon died), is a failure."""
     try:
         with Mount(ck, source, args) as m:
-            body(m)
+            try:
+                body(m)
+            except OSError as e:
+                traceback.print_exc()
+                ck.fail(f"unexpected error with {source} mounted: {e}")
     except MountError as e:
         ck.fail(str(e))
