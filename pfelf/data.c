@@ -12,6 +12,8 @@ PFELF_API int pfelf_get_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *
 {
 	if (!ref || !pfelf__range_ok(f->size, off, len))
 		return -EINVAL;
+	if (off > f->size)
+		off = f->size; /* an empty range anywhere: point at the end */
 	f->ops->ref(f, off, len, ref);
 	return 0;
 }
@@ -103,6 +105,8 @@ PFELF_API int pfelf_view_get(pfelf_file *f, uint64_t off, size_t len, unsigned f
 	if (!v || !pfelf__range_ok(f->size, off, len))
 		return -EINVAL;
 	memset(v, 0, sizeof(*v));
+	if (off > f->size)
+		off = f->size; /* an empty range anywhere: point at the end */
 	if ((flags & PFELF_VIEW_COPY) || f->ops->kind == PFELF_BACKEND_PREAD)
 		return view_copy(f, off, len, v);
 	if (f->ops->kind == PFELF_BACKEND_MMAP && len > 0) {

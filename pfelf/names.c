@@ -14,6 +14,7 @@
 #define EM_X86_64      62
 #define EM_AARCH64     183
 #define EM_RISCV       243
+#define EM_S390        22
 
 struct name {
 	uint32_t value;
@@ -71,7 +72,6 @@ static const struct name sht_names[] = {
         {0x7fffffff, "FILTER"},
         {0x6ffffff7, "GNU_LIBLIST"},
         {0x6ffffff5, "GNU_ATTRIBUTES"},
-        {0x6ffffff4, "GNU_SFRAME"},
         {0x6fff4700, "GNU_INCREMENTAL_INPUTS"},
 };
 
@@ -121,39 +121,41 @@ PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf
 		return put(buf, buflen, "LOOS+%#x", type - 0x60000000);
 	if (type >= 0x80000000)
 		return put(buf, buflen, "LOUSER+%#x", type - 0x80000000);
-	return put(buf, buflen, "<unknown>: %x", type);
+	return put(buf, buflen, "%08x: <unknown>", type);
 }
 
 /* One readelf flag letter for the lowest set bit; *rest loses the bits it covers. */
-static char flag_letter(uint64_t bit, uint64_t *rest, uint16_t machine)
+static char flag_letter(uint64_t bit, uint64_t *rest, uint16_t machine, uint8_t osabi)
 {
 	static const char low[] = "WAX\0MSILOGTC"; /* bits 0..11 */
+	bool gnu = osabi == 3 || osabi == 9;       /* ELFOSABI_GNU, ELFOSABI_FREEBSD */
 	if (bit < (1u << 12) && low[__builtin_ctzll(bit)])
 		return low[__builtin_ctzll(bit)];
 	if (bit == 0x80000000u)
 		return 'E';
-	if (bit == 0x200000)
-		return 'R'; /* SHF_GNU_RETAIN */
-	if (bit == 0x01000000)
-		return 'D'; /* SHF_GNU_MBIND */
+	if (gnu && bit == 0x200000)
+		return 'R';                           /* SHF_GNU_RETAIN */
+	if ((gnu || osabi == 0) && bit == 0x01000000) /* readelf: also for NONE */
+		return 'D';                           /* SHF_GNU_MBIND */
 	if (bit & 0x0ff00000) {
 		*rest &= ~(uint64_t)0x0ff00000;
 		return 'o';
 	}
 	if (bit & 0xf0000000) {
-		*rest &= ~(uint64_t)0xf0000000;
 		if (machine == EM_X86_64 && bit == 0x10000000)
 			return 'l';
 		if (machine == EM_ARM && bit == 0x20000000)
 			return 'y';
 		if (machine == EM_PPC && bit == 0x10000000)
 			return 'v';
+		*rest &= ~(uint64_t)0xf0000000;
 		return 'p';
 	}
 	return 'x';
 }
 
-PFELF_API int pfelf_section_flags_string(uint64_t flags, uint16_t machine, char *buf, size_t buflen)
+PFELF_API int pfelf_section_flags_string(uint64_t flags, uint16_t machine, uint8_t osabi, char *buf,
+                                         size_t buflen)
 {
 	char tmp[80];
 	size_t n = 0;
@@ -161,7 +163,7 @@ PFELF_API int pfelf_section_flags_string(uint64_t flags, uint16_t machine, char 
 	while (rest && n < sizeof(tmp) - 1) {
 		uint64_t bit = rest & -rest;
 		rest &= ~bit;
-		tmp[n++] = flag_letter(bit, &rest, machine);
+		tmp[n++] = flag_letter(bit, &rest, machine, osabi);
 	}
 	tmp[n] = 0;
 	return put(buf, buflen, "%s", tmp);
@@ -194,6 +196,7 @@ static const struct name pt_mips[] = {{0x70000000, "MIPS_REGINFO"},
                                       {0x70000001, "MIPS_RTPROC"},
                                       {0x70000002, "MIPS_OPTIONS"},
                                       {0x70000003, "MIPS_ABIFLAGS"}};
+static const struct name pt_s390[] = {{0x70000000, "S390_PGSTE"}};
 static const struct name pt_riscv[] = {{0x70000003, "RISCV_ATTRIBUTES"}};
 static const struct name pt_ia64[] = {{0x70000000, "IA_64_ARCHEXT"}, {0x70000001, "IA_64_UNWIND"}};
 static const struct name pt_parisc[] = {{0x70000000, "PARISC_ARCHEXT"},
@@ -211,6 +214,8 @@ static const char *pt_proc(uint32_t type, uint16_t machine)
 		return LOOKUP(pt_mips, type);
 	case EM_RISCV:
 		return LOOKUP(pt_riscv, type);
+	case EM_S390:
+		return LOOKUP(pt_s390, type);
 	case EM_IA_64:
 		return LOOKUP(pt_ia64, type);
 	case EM_PARISC:

@@ -20,7 +20,7 @@
  * inside or at the end always pass. */
 static inline bool pfelf__range_ok(uint64_t size, uint64_t off, uint64_t len)
 {
-	return off <= size && len <= size - off;
+	return len == 0 || (off <= size && len <= size - off);
 }
 
 /* Decode fields of untrusted bytes, unaligned, in the file's byte order. */

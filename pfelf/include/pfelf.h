@@ -340,8 +340,12 @@ PFELF_API int pfelf_drop_pages(pfelf_file *f);
 /** Section type ("PROGBITS", "NOBITS", "GNU_HASH", "ARM_EXIDX", ...). */
 PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf, size_t buflen);
 
-/** Section flag letters as readelf's "Flg" column ("AX", "WA", "MS"...). */
-PFELF_API int pfelf_section_flags_string(uint64_t flags, uint16_t machine, char *buf,
+/**
+ * Section flag letters as readelf's "Flg" column ("AX", "WA", "MS"...).
+ * osabi (EI_OSABI) matters as for readelf: SHF_GNU_RETAIN is "R" only for
+ * GNU and FreeBSD files, an OS-specific "o" otherwise.
+ */
+PFELF_API int pfelf_section_flags_string(uint64_t flags, uint16_t machine, uint8_t osabi, char *buf,
                                          size_t buflen);
 
 /**

@@ -39,7 +39,8 @@ static int call(const struct name_call *c, char *buf, size_t len)
 	case N_SECTION_TYPE:
 		return pfelf_section_type_name((uint32_t)c->value, c->machine, buf, len);
 	case N_SECTION_FLAGS:
-		return pfelf_section_flags_string(c->value, c->machine, buf, len);
+		return pfelf_section_flags_string(c->value, c->machine, (uint8_t)(c->value >> 40),
+		                                  buf, len);
 	case N_SEGMENT_TYPE:
 		return pfelf_segment_type_name((uint32_t)c->value, c->machine, buf, len);
 	case N_SEGMENT_FLAGS:

@@ -120,7 +120,7 @@ static void section_names_for(uint16_t machine, unsigned *checked, unsigned *bad
 			       machine, secs[i].type, ret < 0 ? "" : buf, ret, r->type);
 			*bad += 1;
 		}
-		ret = pfelf_section_flags_string(secs[i].flags, machine, buf, sizeof(buf));
+		ret = pfelf_section_flags_string(secs[i].flags, machine, 0, buf, sizeof(buf));
 		if (ret < 0 || strcmp(buf, r->flags) != 0 || (size_t)ret != strlen(buf)) {
 			printf("MISMATCH machine %u section flags %#" PRIx64
 			       ": pfelf '%s' (%d), readelf '%s'\n",
@@ -350,7 +350,7 @@ static int c_sectype(void *a, char *b, size_t l)
 }
 static int c_secflags(void *a, char *b, size_t l)
 {
-	return pfelf_section_flags_string(SHF_WRITE | SHF_ALLOC | SHF_EXECINSTR, EM_X86_64, b, l);
+	return pfelf_section_flags_string(SHF_WRITE | SHF_ALLOC | SHF_EXECINSTR, EM_X86_64, 0, b, l);
 }
 static int c_segtype(void *a, char *b, size_t l)
 {
@@ -398,7 +398,7 @@ static void test_enospc(void **state)
 	check_enospc("file type", c_filetype, f);
 	pfelf_close(f);
 	/* empty strings fit in one byte */
-	assert_ret(pfelf_section_flags_string(0, EM_X86_64, buf, 1), 0);
+	assert_ret(pfelf_section_flags_string(0, EM_X86_64, 0, buf, 1), 0);
 	assert_string_equal(buf, "");
 	assert_ret(pfelf_segment_flags_string(0, buf, 1), 0);
 	assert_string_equal(buf, "");
