@@ -2,8 +2,10 @@
  * LLVMFuzzerCustomMutator for fuzz_structure: when the input is an ELF
  * file, apply one to three structural mutations (header fields, section and
  * program header entries, extended numbering, string-table bytes, entry
- * copies, truncation at a structure's edge, growth); otherwise, and now
- * and then anyway, fall back to libFuzzer's byte-level LLVMFuzzerMutate.
+ * copies, truncation at a structure's edge, growth, and section contents:
+ * symbols, dynamic entries, note headers, any word; see mutate_meta.c);
+ * otherwise, and now and then anyway, fall back to libFuzzer's byte-level
+ * LLVMFuzzerMutate.
  */
 #include "fuzz.h"
 #include "mutate.h"
@@ -204,8 +206,10 @@ static void mut_grow(struct rng *r, struct elfbuf *e, const struct tables *t)
 typedef void (*mutation)(struct rng *, struct elfbuf *, const struct tables *);
 
 static const mutation mutations[] = {
-        mut_header, mut_header, mut_shdr,   mut_shdr,       mut_shdr,     mut_phdr, mut_phdr,
-        mut_extnum, mut_strtab, mut_strtab, mut_copy_entry, mut_truncate, mut_grow,
+        mut_header,     mut_header,   mut_shdr,         mut_shdr,         mut_shdr,
+        mut_phdr,       mut_phdr,     mut_extnum,       mut_strtab,       mut_strtab,
+        mut_copy_entry, mut_truncate, mut_grow,         mut_symbol,       mut_symbol,
+        mut_dynamic,    mut_note,     mut_section_word, mut_section_word,
 };
 
 /* Is the buffer an ELF file whose header the mutator can read? */

@@ -59,4 +59,10 @@ struct tables {
 };
 void find_tables(const struct elfbuf *e, struct tables *t);
 
+/* Mutations of section contents (mutate_meta.c). */
+void mut_symbol(struct rng *r, struct elfbuf *e, const struct tables *t);
+void mut_dynamic(struct rng *r, struct elfbuf *e, const struct tables *t);
+void mut_note(struct rng *r, struct elfbuf *e, const struct tables *t);
+void mut_section_word(struct rng *r, struct elfbuf *e, const struct tables *t);
+
 #endif /* MUTATE_H */

@@ -95,6 +95,7 @@ static void walk_header(struct walk *w)
 	const char *bn = pfelf_backend_name(w->backend);
 	WALK_CHECK(bn && (!strcmp(bn, "mmap") || !strcmp(bn, "pread") || !strcmp(bn, "memory")));
 	w->machine = h->machine;
+	w->osabi = h->osabi;
 	uint64_t fields[] = {h->elfclass,  h->data,    h->osabi,        h->abiversion, h->type,
 	                     h->machine,   h->version, h->entry,        h->phoff,      h->shoff,
 	                     h->flags,     h->ehsize,  h->phentsize,    h->shentsize,  h->raw_phnum,
@@ -105,9 +106,10 @@ static void walk_header(struct walk *w)
 	walk_names_header(w);
 }
 
+/* Empty ranges are in the file wherever they start. */
 static bool range_in_file(const struct walk *w, uint64_t off, uint64_t len)
 {
-	return off <= w->size && len <= w->size - off;
+	return len == 0 || (off <= w->size && len <= w->size - off);
 }
 
 /* The lowest-index section named like s (which has a good name). */

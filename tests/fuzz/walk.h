@@ -34,6 +34,7 @@ struct walk {
 	size_t size;
 	enum pfelf_backend backend;
 	uint16_t machine;
+	uint8_t osabi;
 	uint64_t digest;
 	size_t budget; /* bytes left to compare in full */
 	uint8_t *scratch;

@@ -98,7 +98,7 @@ static void walk_view(struct walk *w, uint64_t off, uint64_t len, unsigned flags
 	WALK_CHECK(ret == 0);
 	WALK_CHECK(v.len == len && v.data != NULL && v.copied == copy);
 	if (w->backend == PFELF_BACKEND_MEMORY && !copy)
-		WALK_CHECK(v.data == w->data + off);
+		WALK_CHECK(v.data == w->data + (off < w->size ? off : w->size));
 	pfelf_ref r = {.ptr = v.data, .fd = -1, .pos = off, .len = (size_t)len};
 	struct ref_ctx c = {&r, off};
 	pieces(w, off, len, ref_fn, &c);
@@ -113,12 +113,14 @@ void walk_range(struct walk *w, uint64_t off, uint64_t len)
 	memset(&r, 0x5a, sizeof(r));
 	WALK_CHECK(pfelf_get_ref(w->f, off, (size_t)len, &r) == 0);
 	WALK_CHECK(r.len == len);
+	/* An empty range anywhere refers to the end of the file. */
+	uint64_t at = off < w->size ? off : w->size;
 	if (w->backend == PFELF_BACKEND_PREAD)
-		WALK_CHECK(r.ptr == NULL && r.fd >= 0 && r.pos == off);
+		WALK_CHECK(r.ptr == NULL && r.fd >= 0 && r.pos == at);
 	else
 		WALK_CHECK(r.ptr != NULL && r.fd == -1);
 	if (w->backend == PFELF_BACKEND_MEMORY)
-		WALK_CHECK(r.ptr == w->data + off);
+		WALK_CHECK(r.ptr == w->data + at);
 	struct ref_ctx c = {&r, off};
 	pieces(w, off, len, ref_fn, &c);
 	pieces(w, off, len, read_fn, NULL);
@@ -142,9 +144,8 @@ void walk_bad_range(struct walk *w, uint64_t off, uint64_t len)
 	WALK_CHECK(pfelf_view_get(w->f, off, (size_t)len, 0, &v) == -EINVAL);
 	WALK_CHECK(pfelf_view_get(w->f, off, (size_t)len, PFELF_VIEW_COPY, &v) == -EINVAL);
 	uint8_t b[1];
-	if (len > 0)
-		WALK_CHECK(pfelf_read(w->f, off, b, len > 1 ? 1 : (size_t)len) ==
-		           (off < w->size ? 1 : -EINVAL));
+	WALK_CHECK(len > 0); /* empty ranges are never outside */
+	WALK_CHECK(pfelf_read(w->f, off, b, 1) == (off < w->size ? 1 : -EINVAL));
 	/* A scratch-sized read stays cheap even for a huge len. */
 	size_t n = len < WALK_SCRATCH ? (size_t)len : WALK_SCRATCH;
 	ssize_t ret = pfelf_read(w->f, off, w->scratch, n);
@@ -168,7 +169,10 @@ void walk_data_bounds(struct walk *w)
 	WALK_CHECK(pfelf_read(w->f, 0, NULL, 1) == -EINVAL);
 	WALK_CHECK(pfelf_read(w->f, w->size - 1, b, 1) == 1 && b[0] == w->data[w->size - 1]);
 	WALK_CHECK(pfelf_get_ref(w->f, w->size, 0, &r) == 0 && r.len == 0);
-	WALK_CHECK(pfelf_get_ref(w->f, w->size + 1, 0, &r) == -EINVAL);
+	WALK_CHECK(pfelf_get_ref(w->f, w->size + 1, 0, &r) == 0 && r.len == 0);
+	WALK_CHECK(pfelf_get_ref(w->f, UINT64_MAX, 0, &r) == 0 && r.len == 0);
+	WALK_CHECK(pfelf_read(w->f, UINT64_MAX, b, 0) == 0);
+	WALK_CHECK(pfelf_get_ref(w->f, w->size + 1, 1, &r) == -EINVAL);
 	WALK_CHECK(pfelf_get_ref(w->f, UINT64_MAX, 2, &r) == -EINVAL);
 	WALK_CHECK(pfelf_get_ref(w->f, 0, 0, NULL) == -EINVAL);
 	WALK_CHECK(pfelf_view_get(w->f, 2, SIZE_MAX - 1, 0, &v) == -EINVAL);

@@ -258,7 +258,8 @@ void walk_compressed(struct walk *w)
 		WALK_CHECK(ret == 0 || ret == -ENODATA || ret == -EINVAL);
 		if (ret != 0)
 			continue;
-		WALK_CHECK(ch.data_offset <= w->size && ch.data_size <= w->size - ch.data_offset);
+		WALK_CHECK(ch.data_size == 0 ||
+		           (ch.data_offset <= w->size && ch.data_size <= w->size - ch.data_offset));
 		walk_mix(w,
 		         ch.type ^ ch.size ^ ch.align ^ ch.data_offset ^ ch.data_size ^ ch.legacy);
 		walk_names_compress(w, ch.type);

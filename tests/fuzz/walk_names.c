@@ -31,6 +31,7 @@ struct name_call {
 	uint16_t machine;
 	pfelf_file *f;
 	const pfelf_sym *sym;
+	uint8_t osabi; /* EI_OSABI, for the section flags */
 };
 
 static int call(const struct name_call *c, char *buf, size_t len)
@@ -39,8 +40,7 @@ static int call(const struct name_call *c, char *buf, size_t len)
 	case N_SECTION_TYPE:
 		return pfelf_section_type_name((uint32_t)c->value, c->machine, buf, len);
 	case N_SECTION_FLAGS:
-		return pfelf_section_flags_string(c->value, c->machine, (uint8_t)(c->value >> 40),
-		                                  buf, len);
+		return pfelf_section_flags_string(c->value, c->machine, c->osabi, buf, len);
 	case N_SEGMENT_TYPE:
 		return pfelf_segment_type_name((uint32_t)c->value, c->machine, buf, len);
 	case N_SEGMENT_FLAGS:
@@ -77,7 +77,7 @@ static void check_printable(const char *s)
 static bool seen(struct walk *w, const struct name_call *c)
 {
 	uint64_t key = (c->value * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)c->machine << 40) ^
-	               ((uint64_t)c->kind << 56) ^ 1;
+	               ((uint64_t)c->osabi << 32) ^ ((uint64_t)c->kind << 56) ^ 1;
 	uint64_t *slot = &w->names_seen[(key >> 20) % WALK_NAME_CACHE];
 	if (*slot == key)
 		return true;
@@ -116,19 +116,26 @@ void walk_names_header(struct walk *w)
 {
 	const pfelf_ehdr *h = pfelf_header(w->f);
 	struct name_call calls[] = {
-	        {N_MACHINE, h->machine, 0, NULL, NULL},
-	        {N_TYPE, h->type, 0, NULL, NULL},
-	        {N_OSABI, h->osabi, 0, NULL, NULL},
-	        {N_FILE_TYPE, 0, 0, w->f, NULL},
+	        {.kind = N_MACHINE, .value = h->machine},
+	        {.kind = N_TYPE, .value = h->type},
+	        {.kind = N_OSABI, .value = h->osabi},
+	        {.kind = N_FILE_TYPE, .f = w->f},
 	        /* Values straight from the input's bytes, to reach odd ones. */
-	        {N_SECTION_TYPE, h->flags, h->machine, NULL, NULL},
-	        {N_SECTION_FLAGS, h->entry, h->machine, NULL, NULL},
-	        {N_SEGMENT_TYPE, h->flags, h->machine, NULL, NULL},
-	        {N_SEGMENT_FLAGS, h->flags, 0, NULL, NULL},
-	        {N_SECTION_TYPE, h->phoff, (uint16_t)h->shoff, NULL, NULL},
-	        {N_SEGMENT_TYPE, h->phoff, (uint16_t)h->shoff, NULL, NULL},
-	        {N_MACHINE, h->flags >> 16, 0, NULL, NULL},
-	        {N_TYPE, h->flags, 0, NULL, NULL},
+	        {.kind = N_SECTION_TYPE, .value = h->flags, .machine = h->machine},
+	        {.kind = N_SECTION_FLAGS,
+	         .value = h->entry,
+	         .machine = h->machine,
+	         .osabi = h->osabi},
+	        {.kind = N_SECTION_FLAGS,
+	         .value = h->entry,
+	         .machine = h->machine,
+	         .osabi = (uint8_t)h->flags},
+	        {.kind = N_SEGMENT_TYPE, .value = h->flags, .machine = h->machine},
+	        {.kind = N_SEGMENT_FLAGS, .value = h->flags},
+	        {.kind = N_SECTION_TYPE, .value = h->phoff, .machine = (uint16_t)h->shoff},
+	        {.kind = N_SEGMENT_TYPE, .value = h->phoff, .machine = (uint16_t)h->shoff},
+	        {.kind = N_MACHINE, .value = h->flags >> 16},
+	        {.kind = N_TYPE, .value = h->flags},
 	};
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		check_name(w, &calls[i], true);
@@ -136,16 +143,19 @@ void walk_names_header(struct walk *w)
 
 void walk_names_section(struct walk *w, const pfelf_shdr *s)
 {
-	struct name_call t = {N_SECTION_TYPE, s->type, w->machine, NULL, NULL};
-	struct name_call fl = {N_SECTION_FLAGS, s->flags, w->machine, NULL, NULL};
+	struct name_call t = {.kind = N_SECTION_TYPE, .value = s->type, .machine = w->machine};
+	struct name_call fl = {.kind = N_SECTION_FLAGS,
+	                       .value = s->flags,
+	                       .machine = w->machine,
+	                       .osabi = w->osabi};
 	check_name(w, &t, false);
 	check_name(w, &fl, false);
 }
 
 void walk_names_segment(struct walk *w, const pfelf_phdr *p)
 {
-	struct name_call t = {N_SEGMENT_TYPE, p->type, w->machine, NULL, NULL};
-	struct name_call fl = {N_SEGMENT_FLAGS, p->flags, 0, NULL, NULL};
+	struct name_call t = {.kind = N_SEGMENT_TYPE, .value = p->type, .machine = w->machine};
+	struct name_call fl = {.kind = N_SEGMENT_FLAGS, .value = p->flags};
 	check_name(w, &t, false);
 	check_name(w, &fl, false);
 }
@@ -153,10 +163,10 @@ void walk_names_segment(struct walk *w, const pfelf_phdr *p)
 void walk_names_symbol(struct walk *w, const pfelf_sym *s)
 {
 	struct name_call calls[] = {
-	        {N_SYM_TYPE, s->type, w->machine, w->f, NULL},
-	        {N_SYM_BIND, s->bind, w->machine, w->f, NULL},
-	        {N_SYM_VISIBILITY, s->visibility, 0, NULL, NULL},
-	        {N_SYM_SHNDX, s->shndx, 0, w->f, s},
+	        {.kind = N_SYM_TYPE, .value = s->type, .machine = w->machine, .f = w->f},
+	        {.kind = N_SYM_BIND, .value = s->bind, .machine = w->machine, .f = w->f},
+	        {.kind = N_SYM_VISIBILITY, .value = s->visibility},
+	        {.kind = N_SYM_SHNDX, .value = s->shndx, .f = w->f, .sym = s},
 	};
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		check_name(w, &calls[i], false);
@@ -164,6 +174,6 @@ void walk_names_symbol(struct walk *w, const pfelf_sym *s)
 
 void walk_names_compress(struct walk *w, uint32_t type)
 {
-	struct name_call c = {N_COMPRESS_TYPE, type, 0, NULL, NULL};
+	struct name_call c = {.kind = N_COMPRESS_TYPE, .value = type};
 	check_name(w, &c, true);
 }
