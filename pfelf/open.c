@@ -1,5 +1,6 @@
 /* Opening and closing handles; choosing the backend. */
 #include "pfelf_i.h"
+#include "meta_i.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ pfelf_file *pfelf__alloc(void)
 
 void pfelf__free(pfelf_file *f)
 {
+	pfelf__meta_free(f);
 	if (f->ops)
 		f->ops->release(f);
 	free(f->sh);

@@ -31,8 +31,6 @@ static const char *meta_fixture(const char *name)
 
 static void meta_close(struct tb_handle *h)
 {
-	if (h->f)
-		pfelf__meta_free(h->f);
 	tb_close(h);
 }
 

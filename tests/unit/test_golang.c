@@ -35,8 +35,6 @@ static void need_go(void)
 
 static void meta_close(struct tb_handle *h)
 {
-	if (h->f)
-		pfelf__meta_free(h->f);
 	tb_close(h);
 }
 
