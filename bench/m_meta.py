@@ -47,7 +47,7 @@ def _tree_walk(ctx, dirs, entries, plus):
 def walk(ctx):
     tree = QUICK_TREE if ctx.quick else USR_LIB
     _walk(tree)
-    src, mnt, again, tc, tcp = [], [], [], [], []
+    src, mnt, tc, tcp = [], [], [], []
     for r in range(ctx.runs):
         log("metadata walk run %d/%d" % (r + 1, ctx.runs))
         secs, n_src, _, _ = _walk(tree)
@@ -55,21 +55,17 @@ def walk(ctx):
         with mounts.elffs(ctx, tree, ctx.path("mnt-m")) as m:
             secs, n_mnt, n_dirs, rc = _walk(m.mnt)
             mnt.append(secs)
-            if r == 0:  # the same mount again: entries cached for the 1 s timeout
-                again.append(_walk(m.mnt)[0])
             if rc:
                 log("find on the mount exited %d (unreadable entries)" % rc)
         tc.append(_tree_walk(ctx, n_dirs - 1, n_mnt, False))
         tcp.append(_tree_walk(ctx, n_dirs - 1, n_mnt, True))
-    s, m_, a, c, cp = median(src), median(mnt), median(again), median(tc), median(tcp)
+    s, m_, c, cp = median(src), median(mnt), median(tc), median(tcp)
     add_row(ctx, "4a", "find+stat walk of %s, fresh mount vs source" % tree, m_, "s",
             "source walk", s, "<= 3", m_ / s <= 3,
             note="%d entries in the mount, %d in the source; per entry %.2fx" %
             (n_mnt, n_src, (m_ / n_mnt) / (s / n_src)))
     add_row(ctx, "4b", "the same walk, elffs vs FUSE ceiling (%d dirs, %d entries)"
             % (n_dirs, n_mnt), m_, "s", "treeceiling", c, "(info)", None)
-    add_row(ctx, "4c", "second walk of the same mount vs source", a, "s", "source walk", s,
-            "(info)", None, note="one run")
     add_lever(ctx, "readdirplus (FUSE ceiling walk)", "treeceiling --plus", cp, "s",
               "treeceiling (LOOKUP per entry)", c)
 
@@ -84,6 +80,6 @@ def first_lookup(ctx, obj, last):
             os.stat(path)
             times.append((time.perf_counter() - t0) * 1e3)
     ms = median(times)
-    add_row(ctx, "4d", "first stat of a section of a 70,000-section object (fresh mount)", ms,
+    add_row(ctx, "4c", "first stat of a section of a 70,000-section object (fresh mount)", ms,
             "ms", "pfelf in-process open+headers+lookup", base["one_pfelf_ms"], "< 100 ms",
             ms < 100, note="libelf in-process: %.1f ms" % base["one_libelf_ms"])

@@ -13,7 +13,7 @@ COLUMNS = ["direct pread", "ceiling cold", "ceiling direct_io cold", "elffs cold
 
 
 def measure(ctx, big, off, size, datafile):
-    span = min(size, (64 if ctx.quick else 256) * MIB)
+    span = min(size, (64 if ctx.quick else 128) * MIB)
     data = {(c, k): [] for c in COLUMNS for k in SIZES_KIB}
     with contextlib.ExitStack() as stack:
         c = stack.enter_context(mounts.ceiling(ctx, big, off, size, ctx.path("mnt-s0"),
