@@ -17,9 +17,10 @@ def measure(ctx, big, off, size, datafile):
     data = {(c, k): [] for c in COLUMNS for k in SIZES_KIB}
     with contextlib.ExitStack() as stack:
         c = stack.enter_context(mounts.ceiling(ctx, big, off, size, ctx.path("mnt-s0"),
-                                               ["--mode=mmap"]))
+                                               ["--mode=mmap", "--threads=2"]))
         d = stack.enter_context(mounts.ceiling(ctx, big, off, size, ctx.path("mnt-s1"),
-                                               ["--mode=mmap", "--direct-io"]))
+                                               ["--mode=mmap", "--threads=2",
+                                                                "--direct-io"]))
         e = stack.enter_context(mounts.elffs(ctx, ctx.path("src"), ctx.path("mnt-s2")))
         sect = e.mnt + "/big.elf/sections/.big"
         for r in range(ctx.runs):

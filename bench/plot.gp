@@ -5,7 +5,7 @@ if (!exists("outfile")) outfile = 'docs/benchmarks-throughput.png'
 
 set terminal pngcairo size 900,560 enhanced font ",11"
 set output outfile
-set title "Sequential read of a 1 GiB ELF section: throughput against read size"
+set title "Sequential reads of a 1 GiB ELF section (first 128 MiB): throughput against read size"
 set xlabel "read size (KiB, the dd bs=)"
 set ylabel "MB/s (median of the runs)"
 set logscale x 2
