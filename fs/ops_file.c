@@ -142,6 +142,23 @@ static void reply_pread(fuse_req_t req, int fd, uint64_t pos, size_t len)
 	fuse_reply_buf(req, buf, len);
 }
 
+/*
+ * Reply with a copy of len bytes of heap memory owned by the open file: a
+ * release racing with the end of this reply (the kernel completes the read
+ * inside writev, the reader may close at once) must not free what the reply
+ * is still looking at (AddressSanitizer checks the iovec after writev).
+ */
+static void reply_copy(fuse_req_t req, const char *src, size_t len)
+{
+	char *buf = thread_buf(len);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	memcpy(buf, src, len);
+	fuse_reply_buf(req, buf, len);
+}
+
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	const struct ofile *of = (const struct ofile *)(uintptr_t)fi->fh;
@@ -151,7 +168,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 	}
 	size_t len = of->len - (uint64_t)off < size ? (size_t)(of->len - (uint64_t)off) : size;
 	if (of->text) {
-		fuse_reply_buf(req, of->text + off, len);
+		reply_copy(req, of->text + off, len);
 		return;
 	}
 	pfelf_ref ref;
