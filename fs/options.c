@@ -92,16 +92,12 @@ static void help(void)
 {
 	usage(stdout);
 	printf("elffs options:\n"
-	       "    -h   --help            print this help and exit\n"
-	       "    -V   --version         print the version and exit\n"
 	       "    -o nommap              serve reads with pread(2), not the shared mapping\n"
 	       "    -o timeout=SECS        entry/attribute cache timeout and interval of\n"
 	       "                           source re-checks, fractions allowed (default 1)\n"
-	       "    -f                     stay in the foreground\n"
-	       "    -d   -o debug          debug output (implies -f)\n"
-	       "    -s                     single-threaded\n"
-	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, "
-	       "...)\n\n");
+	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
+	       "                           ro and default_permissions are always on\n\n"
+	       "session options:\n");
 	fflush(stdout);
 	fuse_cmdline_help();
 	printf("\nFUSE options:\n");
