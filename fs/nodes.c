@@ -312,9 +312,11 @@ void node_forget(fuse_ino_t ino, uint64_t nlookup)
 {
 	nodes_lock();
 	struct node *n = ino_find(ino);
+	if (n)
+		n->refs++; /* pinned between the lookup and the drop */
 	nodes_unlock();
 	if (n)
-		unref(n, nlookup);
+		unref(n, nlookup + 1);
 }
 
 uint64_t node_child_ino(uint64_t parent, const char *name)
