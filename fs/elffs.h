@@ -22,6 +22,7 @@ struct elffs_ctx {
 	int srcfd;            /* SOURCE (directory mode) or SOURCE's parent (file mode) */
 	char *single_name;    /* file mode: SOURCE's name inside srcfd; NULL otherwise */
 	char *source;         /* SOURCE, absolute */
+	char *mnt_rel;        /* the mount point relative to SOURCE when inside it, or NULL */
 	unsigned pfelf_flags; /* PFELF_OPEN_NOMMAP under -o nommap */
 	double timeout;       /* entry/attr cache timeout and re-check interval, seconds */
 	uint64_t timeout_ns;  /* the same in nanoseconds */

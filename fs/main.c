@@ -72,8 +72,18 @@ static void raise_nofile(void)
 	}
 }
 
+/* The mount point relative to SOURCE when it lies inside SOURCE, or NULL. */
+static char *mount_inside(const char *source, const char *mnt)
+{
+	size_t len = strcmp(source, "/") == 0 ? 0 : strlen(source);
+	if (mnt[0] != '/' || strncmp(mnt, source, len) != 0 || mnt[len] != '/' || !mnt[len + 1])
+		return NULL;
+	return strdup(mnt + len + 1);
+}
+
 static void configure(const struct elffs_opts *o)
 {
+	elffs.mnt_rel = mount_inside(o->source, o->cmd.mountpoint);
 	elffs.source = o->source;
 	elffs.pfelf_flags = o->nommap ? PFELF_OPEN_NOMMAP : 0;
 	elffs.timeout = o->timeout_s;
@@ -161,6 +171,7 @@ int main(int argc, char *argv[])
 	if (elffs.srcfd >= 0)
 		close(elffs.srcfd);
 	free(elffs.single_name);
+	free(elffs.mnt_rel);
 	fuse_opt_free_args(&args);
 	options_free(&o);
 	return ret;

@@ -20,6 +20,8 @@
 /* The kind and lstat of entry name of SOURCE directory dir. */
 static int classify(struct node *dir, const char *name, struct stat *st)
 {
+	if (src_is_mountpoint(dir, name))
+		return -ENOENT;
 	int fd = dir->parent ? src_open_dir(dir, O_PATH) : elffs.srcfd;
 	if (fd < 0)
 		return fd;

@@ -55,6 +55,18 @@ static int rel_path(const struct node *dir, char *buf, size_t size)
 	return 0;
 }
 
+bool src_is_mountpoint(const struct node *dir, const char *name)
+{
+	if (!elffs.mnt_rel)
+		return false;
+	char path[PATH_MAX];
+	if (rel_path(dir, path, sizeof(path)) < 0)
+		return false;
+	size_t len = strcmp(path, ".") == 0 ? 0 : strlen(path);
+	return strncmp(elffs.mnt_rel, path, len) == 0 && (len == 0 || elffs.mnt_rel[len] == '/') &&
+	       strcmp(elffs.mnt_rel + len + (len > 0), name) == 0;
+}
+
 int src_open_dir(const struct node *dir, int flags)
 {
 	char path[PATH_MAX];

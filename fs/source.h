@@ -39,6 +39,13 @@ int src_open_file(const struct node *n);
 /* The target of source symlink n into buf (NUL-ended); its length or -errno. */
 ssize_t src_readlink(const struct node *n, char *buf, size_t size);
 
+/*
+ * Whether entry name of source directory dir is the mount point itself
+ * (when it lies inside SOURCE): it is left out, so that the daemon never
+ * looks into its own mount.
+ */
+bool src_is_mountpoint(const struct node *dir, const char *name);
+
 /* The identity of a stat result (what the shared-mapping registry keys on). */
 void src_identity(const struct stat *st, pfelf_identity *id);
 
