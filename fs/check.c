@@ -32,7 +32,7 @@ static void gone(struct node *s)
 	node_unhash_locked(s);
 }
 
-/* Take a fresh lstat of source node s of kind kind (table lock held). */
+/* Source node s is still of its kind: take its fresh lstat st (table lock held). */
 static void update(struct node *s, const struct stat *st)
 {
 	if (s->kind == NK_BIN && (s->absent || !src_same_identity(s->st, st)))
