@@ -203,10 +203,11 @@ class Mount:
         self.log = None
 
     def start(self):
+        daemon = elffs_path()  # exits on a bad ELFFS: before making anything
         if self.own_mountpoint:
             self.path = tempfile.mkdtemp(prefix="elffs-mnt-")
         self.log = tempfile.TemporaryFile()
-        cmd = self.prefix + [elffs_path(), "-f"] + self.args + [self.source, self.path]
+        cmd = self.prefix + [daemon, "-f"] + self.args + [self.source, self.path]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT)
         live = wait_for(lambda: mount_entry(self.path) is not None or self.proc.poll() is not None,
