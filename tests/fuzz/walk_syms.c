@@ -85,7 +85,8 @@ static void check_lookups(struct walk *w, enum pfelf_symtab_kind t, const pfelf_
 	}
 	int ret = pfelf_symbol_at(w->f, t, s->value, &r);
 	WALK_CHECK(ret == 0 || ret == -ENOENT);
-	if (address_indexed(s))
+	bool top = s->size > UINT64_MAX - s->value; /* [value, value+size) reaches 2^64 */
+	if (address_indexed(s) && !(top && walk_known_bug("symat-top")))
 		WALK_CHECK(ret == 0);
 	if (ret == 0)
 		WALK_CHECK(r.value <= s->value && s->value - r.value < r.size);
