@@ -10,12 +10,13 @@ static int mem_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
-static void mem_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
+static int mem_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
 {
 	ref->ptr = f->base + off;
 	ref->fd = -1;
 	ref->pos = off;
 	ref->len = len;
+	return 0;
 }
 
 static int mem_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_advice a)

@@ -10,12 +10,13 @@ static int mmap_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 	return pfelf__safe_copy(buf, f->base + off, len) < 0 ? -EIO : 0;
 }
 
-static void mmap_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
+static int mmap_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
 {
 	ref->ptr = f->base + off;
 	ref->fd = -1;
 	ref->pos = off;
 	ref->len = len;
+	return 0;
 }
 
 static const int madvice[] = {

@@ -5,11 +5,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-static int pread_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
+static int pread_all(int fd, uint64_t off, uint8_t *p, size_t len)
 {
-	uint8_t *p = buf;
 	while (len > 0) {
-		ssize_t n = pread(f->fd, p, len, (off_t)off);
+		ssize_t n = pread(fd, p, len, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -21,12 +20,32 @@ static int pread_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
-static void pread_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
+static int pread_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 {
+	if (!f->reopen)
+		return pread_all(f->fd, off, buf, len);
+	int fd;
+	int ret = pfelf__fd_acquire(f, &fd);
+	if (ret < 0)
+		return ret == -EMFILE ? ret : -EIO;
+	ret = pread_all(fd, off, buf, len);
+	pfelf__fd_release(f);
+	return ret;
+}
+
+static int pread_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
+{
+	int fd = f->fd;
+	if (f->reopen) {
+		int ret = pfelf__fd_acquire(f, &fd); /* released by pfelf_put_ref */
+		if (ret < 0)
+			return ret;
+	}
 	ref->ptr = NULL;
-	ref->fd = f->fd;
+	ref->fd = fd;
 	ref->pos = off;
 	ref->len = len;
+	return 0;
 }
 
 static const int fadvice[] = {
@@ -39,14 +58,16 @@ static const int fadvice[] = {
 
 static int pread_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_advice a)
 {
-	if (len == 0)
-		return 0;
+	if (len == 0 || f->fd < 0)
+		return 0; /* a parked descriptor has no cache hints to keep */
 	return -posix_fadvise(f->fd, (off_t)off, (off_t)len, fadvice[a]);
 }
 
 static void pread_release(pfelf_file *f)
 {
-	if (f->fd >= 0)
+	if (f->reopen)
+		pfelf__fd_unregister(f);
+	else if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
 }

@@ -14,8 +14,18 @@ PFELF_API int pfelf_get_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *
 		return -EINVAL;
 	if (off > f->size)
 		off = f->size; /* an empty range anywhere: point at the end */
-	f->ops->ref(f, off, len, ref);
-	return 0;
+	return f->ops->ref(f, off, len, ref);
+}
+
+PFELF_API void pfelf_put_ref(pfelf_file *f, pfelf_ref *ref)
+{
+	if (!f || !ref)
+		return;
+	if (f->reopen && ref->fd >= 0)
+		pfelf__fd_release(f);
+	ref->fd = -1;
+	ref->ptr = NULL;
+	ref->len = 0;
 }
 
 PFELF_API ssize_t pfelf_read(pfelf_file *f, uint64_t off, void *buf, size_t len)

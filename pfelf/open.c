@@ -22,6 +22,7 @@ void pfelf__free(pfelf_file *f)
 	pfelf__meta_free(f);
 	if (f->ops)
 		f->ops->release(f);
+	free(f->path);
 	free(f->sh);
 	free(f->shstr);
 	free(f->byname);
@@ -81,6 +82,17 @@ static int attach_fd(pfelf_file *f, int fd, unsigned flags)
 	return 0;
 }
 
+/* A pread handle that may park its descriptor: remember where it came from. */
+static int make_reopenable(pfelf_file *f, int dirfd, const char *path)
+{
+	f->path = strdup(path);
+	if (!f->path)
+		return -ENOMEM;
+	f->dirfd = dirfd;
+	f->reopen = true;
+	return pfelf__fd_register(f);
+}
+
 PFELF_API int pfelf_open_fd(int fd, unsigned flags, pfelf_file **out)
 {
 	if (!out || fd < 0)
@@ -108,9 +120,17 @@ PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags, pfelf_fi
 	int fd = openat(dirfd, path, oflags);
 	if (fd < 0)
 		return -errno;
-	int ret = pfelf_open_fd(fd, flags, out);
+	pfelf_file *f = pfelf__alloc();
+	int ret = f ? attach_fd(f, fd, flags) : -ENOMEM;
 	close(fd);
-	return ret;
+	if (ret == 0 && (flags & PFELF_OPEN_REOPEN) && f->ops == &pfelf__pread_ops)
+		ret = make_reopenable(f, dirfd, path);
+	if (ret < 0) {
+		if (f)
+			pfelf__free(f);
+		return ret;
+	}
+	return pfelf__finish_open(f, out);
 }
 
 PFELF_API int pfelf_open(const char *path, unsigned flags, pfelf_file **out)

@@ -82,7 +82,7 @@ struct pfelf_ops {
 	 * 0, or -EIO when the bytes are gone. */
 	int (*read)(pfelf_file *f, uint64_t off, void *buf, size_t len);
 	/* Fill a zero-copy reference for a checked range. */
-	void (*ref)(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref);
+	int (*ref)(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref);
 	/* Advice for a checked range. */
 	int (*advise)(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_advice a);
 	/* Release what the backend holds (mapping reference, descriptor). */
@@ -102,8 +102,16 @@ struct pfelf_file {
 	uint64_t size;
 	const uint8_t *base;       /* mmap and memory backends */
 	struct pfelf_mapping *map; /* mmap backend */
-	int fd;                    /* pread backend, else -1 */
+	int fd;                    /* pread backend, else -1 (or parked) */
 	pfelf_identity id;
+	/* PFELF_OPEN_REOPEN (pread backend): the descriptor may be parked
+	 * (closed) and reopened from dirfd/path; guarded by the fd budget's
+	 * lock in fdbudget.c. */
+	bool reopen;
+	int dirfd;
+	char *path;
+	unsigned fd_users;
+	struct pfelf_file *fd_prev, *fd_next;
 	bool has_id;
 
 	pfelf_ehdr eh;
@@ -134,6 +142,13 @@ int pfelf__read_shdr(pfelf_file *f, uint32_t index, pfelf_shdr *sh) PFELF_HIDDEN
 /* Decode one section header from its raw bytes (at least the class's size). */
 void pfelf__decode_shdr(const pfelf_file *f, const uint8_t *b, uint32_t index,
                         pfelf_shdr *sh) PFELF_HIDDEN;
+
+/* The process-wide budget of parkable descriptors (fdbudget.c). */
+int pfelf__fd_register(pfelf_file *f) PFELF_HIDDEN;
+void pfelf__fd_unregister(pfelf_file *f) PFELF_HIDDEN;
+/* Pin f's descriptor open (reopening it if parked): 0 and *fd, or -errno. */
+int pfelf__fd_acquire(pfelf_file *f, int *fd) PFELF_HIDDEN;
+void pfelf__fd_release(pfelf_file *f) PFELF_HIDDEN;
 
 /* Common end of every open: parse the header, count the handle. */
 int pfelf__finish_open(pfelf_file *f, pfelf_file **out) PFELF_HIDDEN;

@@ -58,6 +58,13 @@ enum pfelf_backend {
 /* Flags of the pfelf_open* functions. */
 #define PFELF_OPEN_NOMMAP   (1u << 0) /* serve through pread, never mmap */
 #define PFELF_OPEN_NOFOLLOW (1u << 1) /* refuse a symlink as last component */
+/* pfelf_open/pfelf_openat with the pread backend: the descriptor counts
+ * against a process-wide budget (pfelf_set_fd_budget) and may be closed
+ * while idle, then reopened from the same dirfd and path (O_NOFOLLOW) on
+ * next use; a file whose identity changed since gives -EIO. dirfd must
+ * stay open until pfelf_close(). Ignored by the mmap backend (it holds no
+ * descriptor). */
+#define PFELF_OPEN_REOPEN (1u << 2)
 
 /* Status bits of a section or segment (pfelf_shdr.status, pfelf_phdr.status). */
 #define PFELF_ST_OUT_OF_FILE (1u << 0) /* its file range lies outside the file */
@@ -136,7 +143,10 @@ typedef struct pfelf_identity {
  *  - ptr != NULL: the bytes are at ptr (in the shared mapping or the
  *    caller's buffer); fd is -1. ptr lives until pfelf_close() of the handle.
  *  - ptr == NULL: the bytes are at position pos of descriptor fd (pread
- *    backend); fd is owned by the handle and lives until pfelf_close().
+ *    backend); fd is owned by the handle and lives until pfelf_close(), or
+ *    for a PFELF_OPEN_REOPEN handle until pfelf_put_ref().
+ * Pair every pfelf_get_ref() with pfelf_put_ref(); it is a no-op except for
+ * PFELF_OPEN_REOPEN handles, whose descriptor stays pinned until then.
  */
 typedef struct pfelf_ref {
 	const void *ptr;
@@ -284,11 +294,22 @@ PFELF_API int pfelf_is_pie(pfelf_file *f);
 /**
  * A zero-copy reference to [off, off+len) of the file (see pfelf_ref).
  * Returns 0; -EINVAL when the range is not inside the file as opened.
- * A size-0 range always succeeds. The kernel reports a page gone since
+ * A size-0 range always succeeds. -EMFILE or -EIO when a parked descriptor
+ * of a PFELF_OPEN_REOPEN handle cannot be reopened. The kernel reports a page gone since
  * open as EFAULT when it reads through ref->ptr; pread reports a short
  * read.
  */
 PFELF_API int pfelf_get_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref);
+
+/** Release a reference from pfelf_get_ref(); zeroes *ref. NULL is fine. */
+PFELF_API void pfelf_put_ref(pfelf_file *f, pfelf_ref *ref);
+
+/**
+ * Budget of descriptors of all PFELF_OPEN_REOPEN handles of the process
+ * (default 256, at least 1): past it, the least recently used idle
+ * descriptor is closed. Never fails.
+ */
+PFELF_API void pfelf_set_fd_budget(unsigned n);
 
 /**
  * Copy [off, off+len) of the file into buf. Returns len, -EINVAL when the

@@ -1,0 +1,141 @@
+/*
+ * A process-wide budget of pread descriptors for handles opened with
+ * PFELF_OPEN_REOPEN. Such a handle remembers the directory descriptor and
+ * path it was opened from; when more descriptors are open than the budget
+ * allows, the least recently used one that no read is using is closed
+ * ("parked"), and reopened on its next use with O_NOFOLLOW. A reopened
+ * file must have the identity of the one opened first (device, inode,
+ * size, mtime, ctime): a file replaced or changed since gives -EIO, never
+ * other bytes.
+ */
+#include "pfelf_i.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
+static pfelf_file *lru_head, *lru_tail; /* handles with an open descriptor */
+static unsigned open_fds;
+static unsigned fd_budget = 256;
+
+PFELF_API void pfelf_set_fd_budget(unsigned n)
+{
+	pthread_mutex_lock(&fd_lock);
+	fd_budget = n ? n : 1;
+	pthread_mutex_unlock(&fd_lock);
+}
+
+static void lru_unlink(pfelf_file *f)
+{
+	if (f->fd_prev)
+		f->fd_prev->fd_next = f->fd_next;
+	else if (lru_head == f)
+		lru_head = f->fd_next;
+	if (f->fd_next)
+		f->fd_next->fd_prev = f->fd_prev;
+	else if (lru_tail == f)
+		lru_tail = f->fd_prev;
+	f->fd_prev = f->fd_next = NULL;
+}
+
+static void lru_push(pfelf_file *f)
+{
+	f->fd_prev = lru_tail;
+	f->fd_next = NULL;
+	if (lru_tail)
+		lru_tail->fd_next = f;
+	else
+		lru_head = f;
+	lru_tail = f;
+}
+
+static void park(pfelf_file *f)
+{
+	lru_unlink(f);
+	close(f->fd);
+	f->fd = -1;
+	open_fds--;
+}
+
+/* Park idle descriptors until one more fits the budget (lock held). */
+static void make_room(void)
+{
+	pfelf_file *v = lru_head;
+	while (open_fds >= fd_budget && v) {
+		pfelf_file *next = v->fd_next;
+		if (v->fd_users == 0)
+			park(v);
+		v = next;
+	}
+}
+
+static bool same_file(const pfelf_identity *a, const struct stat *st)
+{
+	return a->dev == (uint64_t)st->st_dev && a->ino == (uint64_t)st->st_ino &&
+	       a->size == (uint64_t)st->st_size && a->mtime_sec == st->st_mtim.tv_sec &&
+	       a->mtime_nsec == st->st_mtim.tv_nsec && a->ctime_sec == st->st_ctim.tv_sec &&
+	       a->ctime_nsec == st->st_ctim.tv_nsec;
+}
+
+static int reopen(pfelf_file *f)
+{
+	int fd = openat(f->dirfd, f->path,
+	                O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		return -EMFILE;
+	if (fd < 0)
+		return -EIO; /* gone or replaced by something we may not open */
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !same_file(&f->id, &st)) {
+		close(fd);
+		return -EIO;
+	}
+	f->fd = fd;
+	open_fds++;
+	lru_push(f);
+	return 0;
+}
+
+int pfelf__fd_register(pfelf_file *f)
+{
+	pthread_mutex_lock(&fd_lock);
+	open_fds++;
+	lru_push(f);
+	make_room();
+	pthread_mutex_unlock(&fd_lock);
+	return 0;
+}
+
+void pfelf__fd_unregister(pfelf_file *f)
+{
+	pthread_mutex_lock(&fd_lock);
+	if (f->fd >= 0)
+		park(f);
+	pthread_mutex_unlock(&fd_lock);
+}
+
+int pfelf__fd_acquire(pfelf_file *f, int *fd)
+{
+	int ret = 0;
+	pthread_mutex_lock(&fd_lock);
+	if (f->fd < 0) {
+		make_room();
+		ret = reopen(f);
+	} else {
+		lru_unlink(f);
+		lru_push(f);
+	}
+	if (ret == 0) {
+		f->fd_users++;
+		*fd = f->fd;
+	}
+	pthread_mutex_unlock(&fd_lock);
+	return ret;
+}
+
+void pfelf__fd_release(pfelf_file *f)
+{
+	pthread_mutex_lock(&fd_lock);
+	f->fd_users--;
+	pthread_mutex_unlock(&fd_lock);
+}

@@ -1,0 +1,174 @@
+/*
+ * PFELF_OPEN_REOPEN and the descriptor budget: many pread handles stay
+ * within the budget of open descriptors, read the right bytes after their
+ * descriptor was parked and reopened, keep a descriptor pinned while a
+ * reference to it is held, and refuse a file replaced since open.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "pfelf_i.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NFILES 40
+#define BUDGET 6
+
+static char dir[] = "/tmp/pfelf-fdbudget-XXXXXX";
+static int dirfd_;
+static uint8_t *orig;
+static size_t orig_len;
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void write_file(const char *name, const uint8_t *b, size_t len)
+{
+	int fd = openat(dirfd_, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b, len), (ssize_t)len);
+	close(fd);
+}
+
+static int setup(void **state)
+{
+	const char *src = "/usr/bin/true";
+	int fd = open(src, O_RDONLY);
+	assert_true(fd >= 0);
+	orig_len = (size_t)lseek(fd, 0, SEEK_END);
+	orig = malloc(orig_len);
+	assert_int_equal(pread(fd, orig, orig_len, 0), (ssize_t)orig_len);
+	close(fd);
+	assert_non_null(mkdtemp(dir));
+	dirfd_ = open(dir, O_RDONLY | O_DIRECTORY);
+	for (int i = 0; i < NFILES; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "f%02d", i);
+		write_file(name, orig, orig_len);
+	}
+	pfelf_set_fd_budget(BUDGET);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	close(dirfd_);
+	free(orig);
+	pfelf_set_fd_budget(256);
+	return 0;
+}
+
+static void open_all(pfelf_file **h)
+{
+	for (int i = 0; i < NFILES; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "f%02d", i);
+		assert_int_equal(
+		        pfelf_openat(dirfd_, name, PFELF_OPEN_NOMMAP | PFELF_OPEN_REOPEN, &h[i]),
+		        0);
+		assert_int_equal(pfelf_backend(h[i]), PFELF_BACKEND_PREAD);
+	}
+}
+
+static void test_budget_bounds_descriptors(void **state)
+{
+	pfelf_file *h[NFILES];
+	int before = count_fds();
+	open_all(h);
+	assert_true(count_fds() <= before + BUDGET);
+	uint8_t *buf = malloc(orig_len);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < NFILES; i++) {
+			memset(buf, 0, orig_len);
+			assert_int_equal(pfelf_read(h[i], 0, buf, orig_len), (ssize_t)orig_len);
+			assert_memory_equal(buf, orig, orig_len);
+			assert_int_equal(pfelf_section_count(h[i]), pfelf_header(h[i])->shnum);
+		}
+		assert_true(count_fds() <= before + BUDGET);
+	}
+	free(buf);
+	for (int i = 0; i < NFILES; i++)
+		pfelf_close(h[i]);
+	assert_int_equal(count_fds(), before);
+}
+
+static void test_ref_pins_descriptor(void **state)
+{
+	pfelf_file *h[NFILES];
+	open_all(h);
+	pfelf_ref ref;
+	assert_int_equal(pfelf_get_ref(h[0], 0, 64, &ref), 0);
+	assert_null(ref.ptr);
+	/* use every other handle: h[0]'s descriptor must not be parked */
+	uint8_t b[64];
+	for (int i = 1; i < NFILES; i++)
+		assert_int_equal(pfelf_read(h[i], 0, b, sizeof(b)), (ssize_t)sizeof(b));
+	assert_true(fcntl(ref.fd, F_GETFD) >= 0);
+	assert_int_equal(pread(ref.fd, b, sizeof(b), (off_t)ref.pos), (ssize_t)sizeof(b));
+	assert_memory_equal(b, orig, sizeof(b));
+	pfelf_put_ref(h[0], &ref);
+	assert_int_equal(ref.fd, -1);
+	for (int i = 0; i < NFILES; i++)
+		pfelf_close(h[i]);
+}
+
+static void test_replaced_file_is_eio(void **state)
+{
+	pfelf_file *h[NFILES];
+	open_all(h);
+	uint8_t b[64];
+	/* park h[0] by using the others, then replace its file by rename */
+	for (int i = 1; i < NFILES; i++)
+		assert_int_equal(pfelf_read(h[i], 0, b, sizeof(b)), (ssize_t)sizeof(b));
+	write_file("new", orig, orig_len);
+	assert_int_equal(renameat(dirfd_, "new", dirfd_, "f00"), 0);
+	assert_int_equal(pfelf_read(h[0], 0, b, sizeof(b)), -EIO);
+	pfelf_ref ref;
+	assert_int_equal(pfelf_get_ref(h[0], 0, 64, &ref), -EIO);
+	for (int i = 0; i < NFILES; i++)
+		pfelf_close(h[i]);
+}
+
+static void test_mmap_ignores_reopen(void **state)
+{
+	pfelf_file *f;
+	int before = count_fds();
+	assert_int_equal(pfelf_openat(dirfd_, "f01", PFELF_OPEN_REOPEN, &f), 0);
+	assert_int_equal(pfelf_backend(f), PFELF_BACKEND_MMAP);
+	assert_int_equal(count_fds(), before);
+	pfelf_ref ref;
+	assert_int_equal(pfelf_get_ref(f, 0, 16, &ref), 0);
+	assert_non_null(ref.ptr);
+	pfelf_put_ref(f, &ref);
+	pfelf_close(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_budget_bounds_descriptors),
+	        cmocka_unit_test(test_ref_pins_descriptor),
+	        cmocka_unit_test(test_replaced_file_is_eio),
+	        cmocka_unit_test(test_mmap_ignores_reopen),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
