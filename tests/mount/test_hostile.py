@@ -180,9 +180,11 @@ class Walker:
         self.lock = threading.Lock()
         self.inflight = {}
         self.errors = collections.Counter()
+        self.bad = collections.Counter()  # (call, errno) -> unexpected errors
         self.ops = 0
         self.slowest = (0.0, "")
         self.dead = False
+        self.allowed = ALLOWED  # errnos a call may fail with unless it says otherwise
         self.done = threading.Event()
         self.conn = os.minor(os.stat(mnt).st_dev)
         self.thread = threading.Thread(target=self._watch, daemon=True)
@@ -210,8 +212,9 @@ class Walker:
         except OSError as e:
             print(f"cannot abort FUSE connection {self.conn}: {e}", flush=True)
 
-    def call(self, what, fn, *args, allowed=ALLOWED):
+    def call(self, what, fn, *args, allowed=None):
         """(result, None) or (None, errno); a disallowed errno is a failure."""
+        allowed = self.allowed if allowed is None else allowed
         entry = [what, time.monotonic(), False]
         tid = threading.get_ident()
         with self.lock:
@@ -225,7 +228,7 @@ class Walker:
                     self.ck.fail(f"{what}: ENOTCONN: the daemon is gone")
                 self.dead = True
             elif e.errno not in allowed:
-                self.ck.fail(f"{what}: unexpected errno {errno.errorcode.get(e.errno)}")
+                self.unexpected(what, e.errno)
             return None, e.errno
         finally:
             took = time.monotonic() - entry[1]
@@ -236,6 +239,17 @@ class Walker:
                     self.slowest = (took, what)
             if took > OP_LIMIT and not entry[2]:
                 self.ck.fail(f"{what}: took {took:.1f} s")
+
+    def unexpected(self, what, err):
+        """A failure; only the first few of each call and errno are printed."""
+        key = (what.split()[0], errno.errorcode.get(err, str(err)))
+        with self.lock:
+            self.bad[key] += 1
+            n = self.bad[key]
+        if n <= 3:
+            self.ck.fail(f"{what}: unexpected errno {key[1]}" + (" (more not shown)" if n == 3
+                                                                 else ""))
+        self.ck.count("unexpected_errors")
 
     def stop(self):
         self.done.set()
