@@ -20,6 +20,9 @@ import traceback
 
 SKIP = 77
 LIVE_TIMEOUT = 10.0
+# A line of the daemon's output with one of these is a failure at unmount
+# (a sanitized build: AddressSanitizer, LeakSanitizer, UBSan).
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 
 
 def _on_signal(signum, frame):
@@ -227,6 +230,14 @@ class Mount:
             text = text[:4000] + "\n[...]\n" + text[-2000:]
         return text
 
+    def sanitizer_reports(self):
+        """The lines of the daemon's output (all of it) that report a sanitizer error."""
+        if self.log is None:
+            return []
+        self.log.seek(0)
+        text = self.log.read().decode(errors="replace")
+        return [line for line in text.splitlines() if any(m in line for m in SANITIZER_MARKS)]
+
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
@@ -257,6 +268,10 @@ class Mount:
             else:
                 self.ck.ok(True, "daemon exit status")
             self.ck.ok(mount_entry(self.path) is None, f"mount {self.path} left behind")
+        if record:
+            reports = self.sanitizer_reports()
+            self.ck.ok(not reports, f"daemon sanitizer report on {self.source}: {reports[:3]}\n"
+                                    f"{self.output()}")
         self.proc = None
         if self.own_mountpoint:
             try:

@@ -1,0 +1,410 @@
+#!/usr/bin/python3
+"""Security: what other users and hostile trees cannot do through elffs.
+
+- Symlinks: a symlink to a root-only binary (absolute, relative, and to a
+  root-only directory) is a symlink in the mount, never that binary's view:
+  nobody reading through it gets EACCES or ENOTDIR, never its bytes; and
+  while a binary in SOURCE is swapped with such a symlink in a loop, a
+  reader running as nobody only ever reads the public binary's bytes.
+- Permissions, with allow_other, for users and a group made by this test
+  (elffs_t1 owner, elffs_t2 in group elffs_tg, nobody other): for each of
+  the owner, group and other read bits (files and directories), every
+  user gets through the mount exactly the outcome (bytes or EACCES) that
+  the same user gets reading the source itself.
+- Every mutating call (open for writing, create, mkdir, mknod, unlink,
+  rmdir, rename, link, symlink, chmod, chown, utime, truncate, setxattr,
+  removexattr) on every kind of node fails with EROFS; SOURCE is unchanged.
+- No descriptor or memory growth: 2,000 distinct binaries (real copies)
+  looked up 5 times each with the kernel's caches dropped in between
+  (10,000 lookups and forgets); the daemon's descriptor count and RssAnon
+  after the first and after the last round stay within a tolerance (tight
+  for a single-threaded daemon, -s); default, -s and -o nommap.
+"""
+
+import errno
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import elf_oracle as oracle
+from elffs_mount import Checker, Mount, MountError, fixture, require_fuse, run_mounted
+
+USERS = ["elffs_t1", "elffs_t2"]
+GROUP = "elffs_tg"
+BINARIES = 2000
+ROUNDS = 5
+FD_SLACK = 4
+# RssAnon growth allowed from round 1 to the last: one daemon thread reuses
+# its freed memory exactly; many threads' malloc arenas and stacks wobble
+# by a few MiB (a leaked view of each binary would be ~20 MiB a round)
+RSS_SLACK_KB = {"-s": 512, "mmap": 12 * 1024, "-o nommap": 12 * 1024}
+RACE_SECONDS = 4
+
+PROBE = r"""
+import errno, hashlib, json, os, sys
+out = {}
+for path in json.loads(sys.argv[1]):
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+            out[path] = "ok"
+        else:
+            with open(path, "rb") as f:
+                out[path] = hashlib.sha256(f.read()).hexdigest()
+    except OSError as e:
+        out[path] = errno.errorcode.get(e.errno, str(e.errno))
+print(json.dumps(out))
+"""
+
+RACE = r"""
+import collections, errno, hashlib, json, os, sys, time
+path, end = sys.argv[1], time.monotonic() + float(sys.argv[2])
+seen = collections.Counter()
+while time.monotonic() < end:
+    try:
+        with open(path, "rb") as f:
+            seen[hashlib.sha256(f.read()).hexdigest()] += 1
+    except OSError as e:
+        seen[errno.errorcode.get(e.errno, str(e.errno))] += 1
+print(json.dumps(seen))
+"""
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def run_as(user, script, *args, timeout=60):
+    """Run python code as user (setpriv with the user's groups); parsed JSON."""
+    cmd = ["setpriv", f"--reuid={user}", f"--regid={user_gid(user)}", "--init-groups",
+           sys.executable, "-c", script] + list(args)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if out.returncode != 0:
+        raise RuntimeError(f"as {user}: {out.stderr.strip()[-500:]}")
+    return json.loads(out.stdout)
+
+
+def user_gid(user):
+    out = subprocess.run(["id", "-g", user], capture_output=True, text=True)
+    return int(out.stdout) if out.returncode == 0 else 65534
+
+
+def section_bytes(path, name):
+    info = oracle.readelf([path])[path]
+    s = [s for s in info.sections if s.name == name][0]
+    with open(path, "rb") as f:
+        f.seek(s.off)
+        return f.read(s.size)
+
+
+class Accounts:
+    """elffs_t1, elffs_t2 (in group elffs_tg); removed on exit."""
+
+    def __enter__(self):
+        self.remove()
+        subprocess.run(["groupadd", GROUP], check=True)
+        for user, extra in ((USERS[0], []), (USERS[1], ["-G", GROUP])):
+            subprocess.run(["useradd", "-M", "-N", "-g", "nogroup", "-s", "/usr/sbin/nologin",
+                            "-d", "/nonexistent"] + extra + [user], check=True)
+        return self
+
+    def remove(self):
+        for user in USERS:
+            subprocess.run(["userdel", user], capture_output=True)
+        subprocess.run(["groupdel", GROUP], capture_output=True)
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+
+# name: (file mode, directory mode) of the permission cases; owner elffs_t1,
+# group elffs_tg
+PERM_CASES = {"u": (0o400, 0o755), "g": (0o040, 0o755), "o": (0o004, 0o755),
+              "ugo": (0o444, 0o755), "none": (0o000, 0o755), "du": (0o444, 0o700),
+              "dg": (0o444, 0o070), "do": (0o444, 0o007), "dgx": (0o444, 0o050)}
+
+
+def build_perms(root):
+    uid = int(subprocess.run(["id", "-u", USERS[0]], capture_output=True, text=True).stdout)
+    gid = int(subprocess.run(["getent", "group", GROUP], capture_output=True,
+                             text=True).stdout.split(":")[2])
+    for name, (fmode, dmode) in PERM_CASES.items():
+        d = os.path.join(root, "perm", name)
+        os.makedirs(d)
+        shutil.copy(fixture("exec"), os.path.join(d, "bin"))
+        for path, mode in ((os.path.join(d, "bin"), fmode), (d, dmode)):
+            os.chown(path, uid, gid)
+            os.chmod(path, mode)
+
+
+def check_perms(ck, src, mnt):
+    """Each user's outcome through the mount equals the one on the source."""
+    paths_src, paths_mnt = [], []
+    for name in PERM_CASES:
+        paths_src += [os.path.join(src, "perm", name, "bin"), os.path.join(src, "perm", name)]
+        paths_mnt += [os.path.join(mnt, "perm", name, "bin", "sections", ".text"),
+                      os.path.join(mnt, "perm", name)]
+    text = sha(section_bytes(fixture("exec"), ".text"))
+    whole = sha(open(fixture("exec"), "rb").read())
+    for user in USERS + ["nobody"]:
+        try:
+            on_src = run_as(user, PROBE, json.dumps(paths_src))
+            on_mnt = run_as(user, PROBE, json.dumps(paths_mnt))
+        except (RuntimeError, subprocess.TimeoutExpired, ValueError) as e:
+            ck.fail(str(e))
+            continue
+        for ps, pm in zip(paths_src, paths_mnt):
+            want = {whole: text}.get(on_src[ps], on_src[ps])
+            ck.eq(on_mnt[pm], want, f"{user}: {os.path.relpath(pm, mnt)} (source: "
+                                    f"{on_src[ps] if on_src[ps] != whole else 'readable'})")
+            ck.count("perm_checks")
+        ck.ok(any(v == text for v in on_mnt.values()) and
+              any(v == "EACCES" for v in on_mnt.values()),
+              f"{user}: the cases gave no read or no EACCES: {on_mnt}")
+
+
+def build_links(root, secret_dir):
+    """Symlinks to the root-only binary; returns {name: target}."""
+    links = {"abs": os.path.join(secret_dir, "secret"), "dir": secret_dir,
+             "rel": "../private/secret"}
+    os.mkdir(os.path.join(root, "links"))
+    os.mkdir(os.path.join(root, "private"), 0o700)
+    shutil.copy(fixture("libshared.so"), os.path.join(root, "private", "secret"))
+    os.chmod(os.path.join(root, "private", "secret"), 0o600)
+    for name, target in links.items():
+        os.symlink(target, os.path.join(root, "links", name))
+    return links
+
+
+def check_links(ck, src, mnt, links):
+    for name in ("abs", "dir", "rel"):
+        path = os.path.join(mnt, "links", name)
+        st = os.lstat(path)
+        ck.ok(stat.S_ISLNK(st.st_mode), f"links/{name}: not a symlink in the mount")
+        ck.eq(os.readlink(path), links[name], f"links/{name}: target")
+        entry = [e for e in os.scandir(os.path.join(mnt, "links")) if e.name == name]
+        ck.ok(entry and entry[0].is_symlink(), f"links/{name}: readdir type is not a symlink")
+    ck.ok(os.path.isfile(os.path.join(mnt, "links", "abs")),
+          "links/abs does not lead to the real file (the kernel follows it, not the daemon)")
+    ck.ok(not os.path.exists(os.path.join(mnt, "links", "abs", "sections")),
+          "links/abs shows a binary's view")
+    paths = [os.path.join(mnt, "links", n, "sections", ".text") for n in ("abs", "rel")]
+    paths += [os.path.join(mnt, "links", "dir", "secret", "sections", ".text"),
+              os.path.join(mnt, "links", "dir"), os.path.join(mnt, "links", "rel")]
+    secret = sha(section_bytes(fixture("libshared.so"), ".text"))
+    whole = sha(open(fixture("libshared.so"), "rb").read())
+    got = run_as("nobody", PROBE, json.dumps(paths))
+    for p in paths:
+        ck.ok(got[p] in ("EACCES", "ENOTDIR"),
+              f"nobody through {os.path.relpath(p, mnt)}: {got[p]} "
+              f"({'the secret' if got[p] in (secret, whole) else 'want EACCES or ENOTDIR'})")
+        ck.count("link_checks")
+
+
+def check_link_race(ck, src, mnt, secret_dir):
+    """src/x flips between a public binary and a symlink to the secret one
+    while nobody reads x/sections/.text: only the public bytes, or errors."""
+    pub, x = os.path.join(src, "pub"), os.path.join(src, "x")
+    public = sha(section_bytes(fixture("exec"), ".text"))
+    secret = sha(section_bytes(fixture("libshared.so"), ".text"))
+    stop, flips = threading.Event(), [0]
+
+    def flipper():
+        while not stop.is_set():
+            tmp = x + ".tmp"
+            if flips[0] % 2:
+                os.symlink(os.path.join(secret_dir, "secret"), tmp)
+            else:
+                os.link(pub, tmp)
+            os.rename(tmp, x)
+            flips[0] += 1
+            time.sleep(0.002)
+
+    t = threading.Thread(target=flipper)
+    t.start()
+    try:
+        seen = run_as("nobody", RACE, os.path.join(mnt, "x", "sections", ".text"),
+                      str(RACE_SECONDS), timeout=RACE_SECONDS + 60)
+    except (RuntimeError, subprocess.TimeoutExpired, ValueError) as e:
+        ck.fail(f"symlink race reader: {e}")
+        seen = {}
+    finally:
+        stop.set()
+        t.join()
+    ck.ok(secret not in seen, f"nobody read the root-only binary's bytes through the race "
+                              f"{seen.get(secret)} times")
+    # EACCES: the kernel followed the symlink to the 0700 directory
+    bad = {k: v for k, v in seen.items()
+           if k not in (public, "ENOENT", "EIO", "ENOTDIR", "EACCES")}
+    ck.ok(not bad, f"symlink race: unexpected outcomes {bad}")
+    ck.ok(seen.get(public, 0) > 0, f"symlink race: no successful read {seen}")
+    ck.count("race_reads", sum(seen.values()))
+    ck.count("race_flips", flips[0])
+
+
+def erofs_calls(node, parent, is_dir, is_link):
+    """(description, fn, args, kwargs) of every mutating call on node."""
+    new = os.path.join(parent, "new")
+    calls = [("create", os.open, (new, os.O_CREAT | os.O_WRONLY, 0o644)),
+             ("create excl rdonly", os.open, (new, os.O_CREAT | os.O_EXCL | os.O_RDONLY)),
+             ("mkdir", os.mkdir, (new,)), ("mkfifo", os.mkfifo, (new,)),
+             ("mknod chr", os.mknod, (new, 0o600 | stat.S_IFCHR, os.makedev(1, 3))),
+             ("mknod reg", os.mknod, (new, 0o600 | stat.S_IFREG)),
+             ("symlink", os.symlink, ("x", new)),
+             ("rename", os.rename, (node, new)),
+             ("chown", os.chown, (node, 1, 1), {"follow_symlinks": False}),
+             ("utime", os.utime, (node, (1, 1)), {"follow_symlinks": False}),
+             ("utime now", os.utime, (node, None), {"follow_symlinks": False}),
+             ("removexattr", os.removexattr, (node, "user.elf.index"),
+              {"follow_symlinks": False})]
+    for ns in ("user", "trusted", "security"):
+        calls.append((f"setxattr {ns}", os.setxattr, (node, f"{ns}.x", b"1"),
+                      {"follow_symlinks": False}))
+    if not is_link:
+        calls.append(("chmod", os.chmod, (node, 0o777)))
+    if is_dir:
+        calls.append(("rmdir", os.rmdir, (node,)))
+    else:
+        calls += [("unlink", os.unlink, (node,)),
+                  ("link", os.link, (node, new), {"follow_symlinks": False})]
+    if not is_dir and not is_link:
+        for flags, what in ((os.O_WRONLY, "O_WRONLY"), (os.O_RDWR, "O_RDWR"),
+                            (os.O_RDONLY | os.O_TRUNC, "O_TRUNC"),
+                            (os.O_WRONLY | os.O_APPEND, "O_APPEND")):
+            calls.append((f"open {what}", os.open, (node, flags)))
+        calls.append(("truncate", os.truncate, (node, 0)))
+    return calls
+
+
+def snapshot(root):
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for name in dirs + files:
+            st = os.lstat(os.path.join(d, name))
+            out[os.path.relpath(os.path.join(d, name), root)] = (st.st_mode, st.st_uid,
+                                                                  st.st_size, st.st_mtime_ns)
+    return out
+
+
+def check_erofs(ck, mnt):
+    b = os.path.join(mnt, "pub")
+    nodes = [(os.path.join(mnt, "perm"), mnt, True, False),
+             (os.path.join(mnt, "links", "abs"), os.path.join(mnt, "links"), False, True),
+             (b, mnt, True, False), (os.path.join(b, "info"), b, False, False),
+             (os.path.join(b, "header"), b, False, False),
+             (os.path.join(b, "sections"), b, True, False),
+             (os.path.join(b, "sections", ".text"), os.path.join(b, "sections"), False, False),
+             (os.path.join(b, "segments", "02-LOAD"), os.path.join(b, "segments"), False,
+              False)]
+    for node, parent, is_dir, is_link in nodes:
+        for call in erofs_calls(node, parent, is_dir, is_link):
+            what, fn, args = call[:3]
+            kwargs = call[3] if len(call) > 3 else {}
+            ck.errno_is(errno.EROFS, f"{what} {os.path.relpath(node, mnt)}", fn, *args,
+                        **kwargs)
+            ck.count("erofs_checks")
+
+
+def status_kb(pid, key):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return -1
+
+
+def drop_caches():
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("2")
+
+
+def check_growth(ck, args, tree):
+    """10,000 lookups and forgets of distinct binaries: no fd/memory growth."""
+    figures = []
+    try:
+        with Mount(ck, tree, args) as m:
+            pid = m.proc.pid
+            figures.append(("mounted", len(os.listdir(f"/proc/{pid}/fd")),
+                            status_kb(pid, "VmRSS"), status_kb(pid, "RssAnon")))
+            peak = 0  # descriptors with the binaries of a round looked up
+            for r in range(ROUNDS):
+                bad = 0
+                for i in range(BINARIES):
+                    try:
+                        os.stat(os.path.join(m.path, f"{i:04d}", "sections", ".text"))
+                    except OSError:
+                        bad += 1
+                ck.eq(bad, 0, f"round {r}: failed lookups")
+                ck.count("growth_lookups", BINARIES)
+                peak = max(peak, len(os.listdir(f"/proc/{pid}/fd")))
+                drop_caches()
+                time.sleep(0.2)
+                figures.append((f"round {r + 1}", len(os.listdir(f"/proc/{pid}/fd")),
+                                status_kb(pid, "VmRSS"), status_kb(pid, "RssAnon")))
+            ck.ok(m.alive(), "daemon died")
+    except MountError as e:
+        ck.fail(str(e))
+        return
+    mode = " ".join(args) or "mmap"
+    for what, fds, rss, anon in figures:
+        print(f"{mode}: {what}: {fds} descriptors, VmRSS {rss} kB, RssAnon {anon} kB",
+              flush=True)
+    first, last = figures[1], figures[-1]
+    print(f"{mode}: at most {peak} descriptors with {BINARIES} binaries looked up", flush=True)
+    ck.ok(last[1] <= figures[0][1] + FD_SLACK, f"{mode}: descriptors grew: {figures}")
+    # mmap: the descriptor is closed once mapped; pread: a bounded set stays open
+    ck.ok(peak <= figures[0][1] + (FD_SLACK if not args else 512),
+          f"{mode}: {peak} descriptors open with {BINARIES} binaries looked up")
+    ck.ok(last[3] <= first[3] + RSS_SLACK_KB[mode],
+          f"{mode}: RssAnon grew by {last[3] - first[3]} kB from round 1 to {ROUNDS}")
+
+
+def main():
+    require_fuse()
+    ck = Checker("security")
+    src = tempfile.mkdtemp(prefix="elffs-sec-")
+    secret_dir = tempfile.mkdtemp(prefix="elffs-secret-")
+    tree = tempfile.mkdtemp(prefix="elffs-many-")
+    try:
+        with Accounts():
+            os.chmod(src, 0o755)
+            shutil.copy(fixture("libshared.so"), os.path.join(secret_dir, "secret"))
+            os.chmod(os.path.join(secret_dir, "secret"), 0o600)
+            os.chmod(secret_dir, 0o700)
+            shutil.copy(fixture("exec"), os.path.join(src, "pub"))
+            os.chmod(os.path.join(src, "pub"), 0o644)
+            build_perms(src)
+            links = build_links(src, secret_dir)
+            before = snapshot(src)
+
+            def body(m):
+                check_links(ck, src, m.path, links)
+                check_perms(ck, src, m.path)
+                check_erofs(ck, m.path)
+                check_link_race(ck, src, m.path, secret_dir)
+                ck.ok(m.alive(), "daemon died")
+
+            run_mounted(ck, src, ["-o", "allow_other,timeout=0.1"], body)
+            after = snapshot(src)
+            after.pop("x", None)
+            ck.eq(after, before, "SOURCE changed (other than the race file x)")
+        for i in range(BINARIES):
+            shutil.copyfile(fixture("exec"), os.path.join(tree, f"{i:04d}"))
+        for args in (["-s"], [], ["-o", "nommap"]):
+            check_growth(ck, args, tree)
+    finally:
+        for d in (src, secret_dir, tree):
+            shutil.rmtree(d, ignore_errors=True)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()

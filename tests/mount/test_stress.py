@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+"""Concurrency stress on a real tree. /usr/lib/x86_64-linux-gnu is mounted
+(default and -o nommap) and, for a bounded time per mode, 8 reader threads
+open random section and segment files of a deterministic sample of ~200
+libraries, read random ranges and verify every byte against os.pread of
+the source at the offset readelf -SlW gives; 2 more threads do lookups
+(stat of random nodes, listings of sections/ and segments/, getxattr),
+and one drops the kernel's dentry and inode caches every 0.5 s
+(echo 2 > /proc/sys/vm/drop_caches), so the daemon sees forgets of nodes
+in use by the others. No call may fail or take more than 5 s, no byte may
+differ. Then, while 8 readers still read from open files, `fusermount3 -uz`
+detaches the mount: the reads in flight and after go on giving the right
+bytes, and once the readers close their files the daemon exits 0 and
+leaves no mount.
+
+usage: test_stress.py [SECONDS_PER_MODE]   (default 15, or ELFFS_STRESS_SECONDS)
+"""
+
+import errno
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+
+import elf_oracle as oracle
+from elffs_mount import Checker, Mount, MountError, mount_entry, require_fuse, wait_for
+from test_hostile import Walker
+
+LIB_DIR = "/usr/lib/x86_64-linux-gnu"
+SAMPLE = 200
+READERS = 8
+LOOKERS = 2
+SIZES = [1, 17, 512, 4096, 4097, 65536, 131072, 300000, 1 << 20]
+
+
+def sample_libs():
+    """Every len/SAMPLE-th shared library directly in LIB_DIR (not symlinks)."""
+    out = []
+    for name in sorted(os.listdir(LIB_DIR)):
+        path = os.path.join(LIB_DIR, name)
+        if ".so" in name and not os.path.islink(path) and os.path.isfile(path) and \
+                oracle.is_elf(path):
+            out.append(path)
+    step = max(1, len(out) // SAMPLE)
+    return out[::step][:SAMPLE]
+
+
+def ranges(libs):
+    """[(mounted relative path, source path, offset, size)] of every non-empty
+    section and segment in the file, by readelf."""
+    out = []
+    for src, info in oracle.readelf(libs).items():
+        if "Class" not in info.header:
+            continue
+        size = os.path.getsize(src)
+        rel = os.path.relpath(src, LIB_DIR)
+        for f, off, length, _ in oracle.expected_files(info, size):
+            if length:
+                out.append((os.path.join(rel, f), src, off, length))
+    return out
+
+
+class Sources:
+    """One descriptor per source file, for os.pread."""
+
+    def __init__(self, files):
+        self.fds = {src: os.open(src, os.O_RDONLY) for src in {f[1] for f in files}}
+
+    def read(self, src, off, n):
+        return os.pread(self.fds[src], n, off)
+
+    def close(self):
+        for fd in self.fds.values():
+            os.close(fd)
+
+
+def verify(ck, stats, what, got, want):
+    if got == want:
+        with stats["lock"]:
+            stats["bytes"] += len(got)
+        return True
+    k = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]),
+             min(len(got), len(want)))
+    ck.fail(f"{what}: {len(got)} bytes read, {len(want)} expected, first difference at {k}")
+    with stats["lock"]:
+        stats["mismatches"] += 1
+    return False
+
+
+def read_some(ck, w, srcs, stats, rng, item, fd=None):
+    """Read 1-4 random ranges of one file (opened here unless fd is given)."""
+    rel, src, off, length = item
+    path = os.path.join(w.mnt, rel)
+    own = fd is None
+    if own:
+        fd, _ = w.call(f"open {rel}", os.open, path, os.O_RDONLY)
+        if fd is None:
+            return
+    try:
+        for _ in range(rng.randrange(1, 5)):
+            pos = rng.randrange(length)
+            n = rng.choice(SIZES)
+            got, _ = w.call(f"pread {rel} {n}@{pos}", os.pread, fd, n, pos)
+            if got is None:
+                return
+            verify(ck, stats, f"{rel} {n}@{pos}", got, srcs.read(src, off + pos,
+                                                               min(n, length - pos)))
+            with stats["lock"]:
+                stats["reads"] += 1
+    finally:
+        if own:
+            os.close(fd)
+
+
+def reader(ck, w, srcs, files, stats, stop, seed):
+    rng = random.Random(seed)
+    while not stop.is_set() and not w.dead:
+        read_some(ck, w, srcs, stats, rng, rng.choice(files))
+
+
+def looker(ck, w, files, stats, stop, seed):
+    rng = random.Random(seed)
+    while not stop.is_set() and not w.dead:
+        rel = rng.choice(files)[0]
+        path = os.path.join(w.mnt, rel)
+        w.call(f"stat {rel}", os.stat, path)
+        w.call(f"listdir {rel}", os.listdir, os.path.dirname(path))
+        w.call(f"getxattr {rel}", os.getxattr, path, "user.elf.index")
+        w.call(f"stat {rel} view", os.stat, os.path.join(w.mnt, rel.split("/sections/")[0]
+                                                         .split("/segments/")[0], "info"))
+        with stats["lock"]:
+            stats["lookups"] += 1
+
+
+def dropper(stats, stop):
+    while not stop.wait(0.5):
+        try:
+            with open("/proc/sys/vm/drop_caches", "w") as f:
+                f.write("2")
+            stats["drops"] += 1
+        except OSError as e:
+            print(f"NOTE: cannot drop caches: {e.strerror}", flush=True)
+            return
+
+
+def run_threads(targets):
+    threads = [threading.Thread(target=t, args=a) for t, a in targets]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def phase_load(ck, w, srcs, files, seconds):
+    stats = {"lock": threading.Lock(), "bytes": 0, "reads": 0, "lookups": 0, "mismatches": 0,
+             "drops": 0}
+    stop = threading.Event()
+    threads = run_threads([(reader, (ck, w, srcs, files, stats, stop, k))
+                           for k in range(READERS)] +
+                          [(looker, (ck, w, files, stats, stop, 100 + k))
+                           for k in range(LOOKERS)] + [(dropper, (stats, stop))])
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    del stats["lock"]
+    return stats
+
+
+def phase_unmount(ck, w, m, srcs, files):
+    """fusermount3 -uz while 8 readers read from files they hold open."""
+    stats = {"lock": threading.Lock(), "bytes": 0, "reads": 0, "mismatches": 0}
+    stop, started = threading.Event(), threading.Barrier(READERS + 1)
+
+    def hold(seed):
+        rng = random.Random(1000 + seed)
+        item = rng.choice([f for f in files if f[3] >= 65536] or files)
+        fd, _ = w.call(f"open {item[0]}", os.open, os.path.join(w.mnt, item[0]), os.O_RDONLY)
+        started.wait()
+        if fd is None:
+            return
+        try:
+            while not stop.is_set() and not w.dead:
+                read_some(ck, w, srcs, stats, rng, item, fd)
+        finally:
+            os.close(fd)
+
+    threads = run_threads([(hold, (k,)) for k in range(READERS)])
+    started.wait()
+    time.sleep(0.5)
+    before = stats["reads"]
+    out = subprocess.run(["fusermount3", "-uz", m.path], capture_output=True, text=True)
+    ck.eq(out.returncode, 0, f"fusermount3 -uz while reading: {out.stderr.strip()}")
+    ck.ok(mount_entry(m.path) is None, "mount still in mountinfo after fusermount3 -uz")
+    time.sleep(1.0)
+    after = stats["reads"]
+    ck.ok(after > before, f"reads stopped at the lazy unmount ({before} -> {after})")
+    ck.ok(m.alive(), "daemon exited while files were still open")
+    stop.set()
+    for t in threads:
+        t.join()
+    exited = wait_for(lambda: not m.alive(), 10)
+    ck.ok(exited, "daemon still running 10 s after the last file of a lazy unmount closed")
+    del stats["lock"]
+    return stats
+
+
+def run_mode(ck, args, files, seconds):
+    srcs = Sources(files)
+    try:
+        with Mount(ck, LIB_DIR, args, check_exit=False) as m:  # exit checked here
+            w = Walker(ck, m.path)
+            w.allowed = set()
+            try:
+                load = phase_load(ck, w, srcs, files, seconds)
+                ck.ok(m.alive(), "daemon died under load")
+                um = phase_unmount(ck, w, m, srcs, files)
+            finally:
+                w.stop()
+            rc = m.proc.wait(timeout=10) if m.proc.poll() is None else m.proc.poll()
+            ck.eq(rc, 0, f"daemon exit status after the lazy unmount: {m.output()}")
+            ck.ok(mount_entry(m.path) is None, "mount left behind after the lazy unmount")
+            for k, v in load.items():
+                ck.count(k, v)
+            ck.count("bytes", um["bytes"])
+            ck.count("mismatches", um["mismatches"])
+            print(f"mode {args or 'mmap'}: load {load}, during the lazy unmount {um}, "
+                  f"{w.ops} calls, errors {dict(w.errors)}, slowest {w.slowest[0]:.2f} s "
+                  f"({w.slowest[1]})", flush=True)
+    except MountError as e:
+        ck.fail(str(e))
+    except subprocess.TimeoutExpired:
+        ck.fail("daemon did not exit after the lazy unmount")
+    finally:
+        srcs.close()
+
+
+def main():
+    require_fuse()
+    args = [a for a in sys.argv[1:] if not a.startswith("-")]
+    seconds = float(args[0] if args else os.environ.get("ELFFS_STRESS_SECONDS", "15"))
+    ck = Checker("stress")
+    ck.counts = {"bytes": 0, "reads": 0, "lookups": 0, "mismatches": 0, "drops": 0}
+    libs = sample_libs()
+    files = ranges(libs)
+    ck.ok(len(libs) >= 150 and len(files) > 2000, f"only {len(libs)} libraries, {len(files)} "
+                                                  f"files (machine)")
+    print(f"{len(libs)} libraries, {len(files)} section and segment files", flush=True)
+    for mode in ([], ["-o", "nommap"]):
+        run_mode(ck, mode, files, seconds)
+    ck.eq(ck.counts["mismatches"], 0, "mismatches")
+    ck.ok(ck.counts["bytes"] > 0, "no byte verified")
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()
