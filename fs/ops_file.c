@@ -16,21 +16,47 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Served bytes after which a file's range is dropped from the daemon's page tables. */
+#define DROP_EVERY ((uint64_t)64 << 20)
 
 struct ofile {
 	struct bview *view; /* NULL for info and for empty files */
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
-	char *text; /* info: its own copy */
+	char *text;              /* info: its own copy */
+	_Atomic uint64_t served; /* bytes replied from the mapping since the last drop */
 };
+
+/*
+ * The kernel maps the pages it copies a reply from into the daemon's page
+ * tables (they count as its RssFile). Drop them again, for the file's range
+ * only: the pages stay in the page cache, readers see no difference.
+ */
+static void drop_served(struct ofile *of)
+{
+	if (of->view && pfelf_backend(of->view->f) == PFELF_BACKEND_MMAP)
+		pfelf_advise(of->view->f, of->off, of->len, PFELF_ADVICE_DONTNEED);
+}
+
+static void count_served(struct ofile *of, size_t len)
+{
+	if (atomic_fetch_add(&of->served, len) + len >= DROP_EVERY) {
+		atomic_store(&of->served, 0);
+		drop_served(of);
+	}
+}
 
 static void ofile_free(struct ofile *of)
 {
 	if (!of)
 		return;
+	if (atomic_load(&of->served) > 0)
+		drop_served(of);
 	bincache_release(of->view);
 	free(of->text);
 	free(of);
@@ -161,7 +187,7 @@ static void reply_copy(fuse_req_t req, const char *src, size_t len)
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
-	const struct ofile *of = (const struct ofile *)(uintptr_t)fi->fh;
+	struct ofile *of = (struct ofile *)(uintptr_t)fi->fh;
 	if (off < 0 || (uint64_t)off >= of->len) {
 		fuse_reply_buf(req, NULL, 0);
 		return;
@@ -182,6 +208,9 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 	}
 	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
 	bv.buf[0].mem = (void *)ref.ptr;
+	/* Nothing may touch of once the reply is sent: the reader can close and
+	 * release can free it before fuse_reply_data returns. */
+	count_served(of, len);
 	fuse_reply_data(req, &bv, FUSE_BUF_NO_SPLICE); /* EFAULT: the reader got EIO */
 }
 
