@@ -147,6 +147,10 @@ PFELF_API int pfelf_go_version(pfelf_file *f, char *buf, size_t buflen)
 	} else {
 		ret = pointer_string(f, hdr, buf, buflen);
 	}
+	if (ret > 0 && strlen(buf) != (size_t)ret) {
+		buf[0] = 0; /* a NUL inside the version: malformed */
+		ret = -EINVAL;
+	}
 	free(rest);
 	return ret;
 }

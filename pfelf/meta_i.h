@@ -57,7 +57,7 @@ struct pfelf__symtab {
 /* One entry of the address index: a defined symbol with a size. */
 struct pfelf__addr_ent {
 	uint64_t start;
-	uint64_t end;    /* start + size, saturated */
+	uint64_t end;    /* last address, inclusive (start + size - 1, saturated) */
 	uint64_t maxend; /* largest end of this and every earlier entry */
 	uint32_t index;
 };

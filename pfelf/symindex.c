@@ -154,7 +154,9 @@ static int build_addr(pfelf_file *f, struct pfelf__symtab *t)
 		pfelf__sym_decode(f, t, i, &s);
 		if (!addr_indexed(&s))
 			continue;
-		uint64_t end = s.value + s.size < s.value ? UINT64_MAX : s.value + s.size;
+		/* end is the last address, inclusive (size > 0 here), so that a
+		 * symbol ending at 2^64-1 still contains its last byte */
+		uint64_t end = s.size - 1 > UINT64_MAX - s.value ? UINT64_MAX : s.value + (s.size - 1);
 		e[n++] = (struct pfelf__addr_ent){.start = s.value, .end = end, .index = i};
 	}
 	qsort(e, n, sizeof(*e), cmp_addr);
@@ -199,8 +201,8 @@ PFELF_API int pfelf_symbol_at(pfelf_file *f, enum pfelf_symtab_kind k, uint64_t 
 		else
 			hi = mid;
 	}
-	while (lo-- > 0 && t->addr[lo].maxend > addr) {
-		if (t->addr[lo].end > addr) {
+	while (lo-- > 0 && t->addr[lo].maxend >= addr) {
+		if (t->addr[lo].end >= addr) {
 			decode(f, t, v, t->addr[lo].index, out);
 			return 0;
 		}
