@@ -26,11 +26,15 @@ static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 		break;
 	case NK_BIN:
 		out->st_mode = attr_view_dir_mode(m);
-		out->st_nlink = 4; /* ., .., sections/.., segments/.. */
-		out->st_size = 4;  /* info, header, sections, segments */
+		out->st_nlink =
+		        1; /* subdirectories not counted: decompressed/ depends on the parse */
+		out->st_size = 8; /* info, header, sections, segments, symbols, symbol, build-id,
+		                     decompressed: the most there can be */
 		break;
 	case NK_SECTIONS:
 	case NK_SEGMENTS:
+	case NK_SYMDIR:
+	case NK_DECDIR:
 		out->st_mode = attr_view_dir_mode(m);
 		out->st_nlink = 2;
 		break;

@@ -7,7 +7,8 @@
 
 #include <errno.h>
 
-static const char *const bin_children[] = {"info", "header", "sections", "segments"};
+static const char *const bin_children[] = {"info",    "header", "sections", "segments",
+                                           "symbols", "symbol", "build-id", "decompressed"};
 
 /* Binary root b changed identity (table lock held). */
 static void new_generation(struct node *b)

@@ -2,6 +2,8 @@
 #include "dirlist.h"
 #include "bincache.h"
 #include "check.h"
+#include "meta.h"
+#include "symview.h"
 #include "probe.h"
 #include "source.h"
 
@@ -72,18 +74,45 @@ static int list_source(struct node *dir, struct dirlist *d)
 
 static int list_binary(struct node *bin, struct dirlist *d)
 {
-	static const struct dent fixed[] = {
-	        {"info", DT_REG}, {"header", DT_REG}, {"sections", DT_DIR}, {"segments", DT_DIR}};
+	static const struct dent fixed[] = {{"info", DT_REG},     {"header", DT_REG},
+	                                    {"sections", DT_DIR}, {"segments", DT_DIR},
+	                                    {"symbols", DT_REG},  {"symbol", DT_DIR},
+	                                    {"build-id", DT_REG}, {"decompressed", DT_DIR}};
 	nodes_lock();
 	bool absent = bin->absent;
 	nodes_unlock();
 	if (absent)
 		return 0;
+	int ret = check_view(bin, &d->view);
+	if (ret == -ESTALE)
+		return ret;
 	d->e = malloc(sizeof(fixed));
 	if (!d->e)
 		return -ENOMEM;
-	memcpy(d->e, fixed, sizeof(fixed));
-	d->n = sizeof(fixed) / sizeof(fixed[0]);
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		if (i >= 6 &&
+		    (!d->view || (i == 6 && !d->view->buildid) || (i == 7 && !d->view->ncomp)))
+			continue;
+		d->e[d->n++] = fixed[i];
+	}
+	return 0;
+}
+
+/* The names of symbol/ or decompressed/ (owned by the view). */
+static int list_meta(struct node *dir, struct dirlist *d)
+{
+	struct bview *v = d->view;
+	const struct symfile *files = NULL;
+	uint32_t n = v->ncomp;
+	int ret = dir->kind == NK_SYMDIR ? symview_files(v, &files, &n) : 0;
+	if (ret < 0 || n == 0)
+		return ret;
+	d->e = calloc(n, sizeof(*d->e));
+	if (!d->e)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		d->e[i] = (struct dent){files ? files[i].name : v->secname[v->comp[i]], DT_REG};
+	d->n = n;
 	return 0;
 }
 
@@ -93,6 +122,8 @@ static int list_view(struct node *dir, struct dirlist *d)
 	int ret = check_view(dir, &d->view);
 	if (ret < 0)
 		return ret;
+	if (dir->kind == NK_SYMDIR || dir->kind == NK_DECDIR)
+		return list_meta(dir, d);
 	struct bview *v = d->view;
 	bool sec = dir->kind == NK_SECTIONS;
 	size_t n = sec ? (v->nsec ? v->nsec - 1 : 0) : v->nseg;
@@ -119,7 +150,7 @@ int dirlist_open(struct node *dir, struct dirlist **out)
 		ret = list_source(dir, d);
 	else if (ret == 0 && dir->kind == NK_BIN)
 		ret = list_binary(dir, d);
-	else if (ret == 0 && (dir->kind == NK_SECTIONS || dir->kind == NK_SEGMENTS))
+	else if (ret == 0 && node_is_dir(dir))
 		ret = list_view(dir, d);
 	else if (ret == 0)
 		ret = -ENOTDIR;

@@ -118,6 +118,7 @@ int info_build(struct bview *v)
 		return -ENOMEM;
 	put_header(m, v);
 	put_interp(m, v);
+	info_meta(m, v);
 	put_errors(m, v);
 	uint64_t lines = put_out_of_file(m, v);
 	if (lines > INFO_MAX_OOF_LINES)

@@ -4,6 +4,8 @@
 
 #include "view.h"
 
+#include <stdio.h>
+
 /* Out-of-file lines written before the rest are summed up in one line. */
 #define INFO_MAX_OOF_LINES 1000
 
@@ -16,5 +18,14 @@
  * Returns 0 or -ENOMEM.
  */
 int info_build(struct bview *v);
+
+/*
+ * The metadata lines of v (info_meta.c), after interpreter: "soname:",
+ * one "needed:" per DT_NEEDED, "rpath:", "runpath:", "debuglink crc:" and
+ * "debuglink:", "build id:", "go version:", and one "compressed: <file
+ * name in sections/> <ZLIB|ZSTD|0x..> <ch_size>" per compressed section;
+ * each only when present.
+ */
+void info_meta(FILE *m, struct bview *v);
 
 #endif /* ELFFS_INFO_H */

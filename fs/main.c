@@ -4,6 +4,7 @@
  * parent returns once the mount is live) and runs the session loop until
  * SIGINT, SIGTERM or an unmount.
  */
+#include "dcache.h"
 #include "elffs.h"
 #include "inval.h"
 #include "log.h"
@@ -156,6 +157,7 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 	ret = mount_and_serve(se, o);
 	fuse_session_destroy(se);
 	nodes_destroy();
+	dcache_destroy();
 	return ret;
 }
 

@@ -19,6 +19,12 @@ enum node_kind {
 	NK_HEADER,   /* <binary>/header */
 	NK_SECTION,  /* <binary>/sections/<name> */
 	NK_SEGMENT,  /* <binary>/segments/<NN>-<TYPE> */
+	NK_SYMBOLS,  /* <binary>/symbols (text kept by the view) */
+	NK_SYMDIR,   /* <binary>/symbol */
+	NK_SYMBOL,   /* <binary>/symbol/<name> */
+	NK_BUILDID,  /* <binary>/build-id (text) */
+	NK_DECDIR,   /* <binary>/decompressed */
+	NK_DECOMP,   /* <binary>/decompressed/<name> */
 };
 
 struct binary;
@@ -33,7 +39,11 @@ struct nfile {
 		pfelf_shdr sh; /* NK_SECTION: its header (sh.name is NULL) */
 		pfelf_phdr ph; /* NK_SEGMENT: its header */
 	};
-	char *text; /* NK_INFO: the text (len bytes) */
+	char *text;       /* NK_INFO, NK_BUILDID: the text (len bytes) */
+	uint32_t index;   /* NK_DECOMP: section index */
+	bool compressed;  /* NK_SECTION, NK_DECOMP: ch_type and ch_size are set */
+	uint32_t ch_type; /* compression header (pfelf_section_chdr) */
+	uint64_t ch_size;
 };
 
 struct node {
@@ -66,7 +76,7 @@ static inline bool node_is_source(const struct node *n)
 static inline bool node_is_dir(const struct node *n)
 {
 	return n->kind == NK_DIR || n->kind == NK_BIN || n->kind == NK_SECTIONS ||
-	       n->kind == NK_SEGMENTS;
+	       n->kind == NK_SEGMENTS || n->kind == NK_SYMDIR || n->kind == NK_DECDIR;
 }
 
 /* Create the root (inode 1) of the given kind; 0 or -ENOMEM. */

@@ -12,6 +12,7 @@
 #include "ops.h"
 #include "bincache.h"
 #include "check.h"
+#include "openmeta.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,8 +29,10 @@ struct ofile {
 	struct bview *view; /* NULL for info and for empty files */
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
-	char *text;              /* info: its own copy */
-	_Atomic uint64_t served; /* bytes replied from the mapping since the last drop */
+	char *text;               /* info, build-id: its own copy */
+	const char *mem;          /* symbols, decompressed/: bytes held by view or hold */
+	struct dentry_data *hold; /* decompressed/: the cache entry */
+	_Atomic uint64_t served;  /* bytes replied from the mapping since the last drop */
 };
 
 /*
@@ -57,6 +60,7 @@ static void ofile_free(struct ofile *of)
 		return;
 	if (atomic_load(&of->served) > 0)
 		drop_served(of);
+	dcache_release(of->hold);
 	bincache_release(of->view);
 	free(of->text);
 	free(of);
@@ -70,7 +74,11 @@ static int ofile_new(struct node *n, struct ofile **out)
 	of->off = n->file->off;
 	of->len = n->file->len;
 	int ret = 0;
-	if (n->kind == NK_INFO) {
+	if (openmeta_kind(n->kind)) {
+		ret = check_view(n, &of->view);
+		if (ret == 0)
+			ret = openmeta(n, of->view, &of->mem, &of->hold);
+	} else if (n->file->text) {
 		of->text = malloc(of->len ? of->len : 1);
 		if (of->text)
 			memcpy(of->text, n->file->text, of->len);
@@ -193,8 +201,8 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 		return;
 	}
 	size_t len = of->len - (uint64_t)off < size ? (size_t)(of->len - (uint64_t)off) : size;
-	if (of->text) {
-		reply_copy(req, of->text + off, len);
+	if (of->text || of->mem) {
+		reply_copy(req, (of->text ? of->text : of->mem) + off, len);
 		return;
 	}
 	pfelf_ref ref;

@@ -7,6 +7,7 @@
 #include "attr.h"
 #include "bincache.h"
 #include "check.h"
+#include "lookup.h"
 #include "probe.h"
 #include "source.h"
 
@@ -53,8 +54,8 @@ static int lookup_source(struct node *dir, const char *name, struct node **out)
 }
 
 /* A node of view v inside parent, of kind kind; file data when file != NULL. */
-static struct node *inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
-                               const char *name, struct nfile *file, uint64_t size)
+struct node *inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
+                        const char *name, struct nfile *file, uint64_t size)
 {
 	struct node *cand = node_new(kind, name);
 	if (!cand) {
@@ -68,7 +69,7 @@ static struct node *inner_node(struct node *parent, const struct bview *v, enum 
 	return node_attach(parent, cand, check_reuse_inner);
 }
 
-static struct nfile *new_file(const struct bview *v, uint64_t off, uint64_t len)
+struct nfile *new_file(const struct bview *v, uint64_t off, uint64_t len)
 {
 	struct nfile *f = calloc(1, sizeof(*f));
 	if (f) {
@@ -80,12 +81,14 @@ static struct nfile *new_file(const struct bview *v, uint64_t off, uint64_t len)
 	return f;
 }
 
-static struct node *bin_child(struct node *bin, const struct bview *v, const char *name)
+static struct node *bin_child(struct node *bin, struct bview *v, const char *name)
 {
 	if (strcmp(name, "sections") == 0)
 		return inner_node(bin, v, NK_SECTIONS, name, NULL, v->nsec ? v->nsec - 1 : 0);
 	if (strcmp(name, "segments") == 0)
 		return inner_node(bin, v, NK_SEGMENTS, name, NULL, v->nseg);
+	if (meta_is_bin_child(name))
+		return meta_bin_child(bin, v, name);
 	if (strcmp(name, "header") == 0) {
 		uint64_t off, len;
 		view_header_range(v, &off, &len);
@@ -115,6 +118,7 @@ static struct node *section_child(struct node *dir, const struct bview *v, const
 	if (f) {
 		f->sh = *sh;
 		f->sh.name = NULL;
+		meta_set_chdr(v, (uint32_t)i, f);
 	}
 	errno = ENOMEM;
 	return f ? inner_node(dir, v, NK_SECTION, name, f, len) : NULL;
@@ -140,7 +144,8 @@ static struct node *segment_child(struct node *dir, const struct bview *v, const
 static bool is_bin_child(const char *name)
 {
 	return strcmp(name, "info") == 0 || strcmp(name, "header") == 0 ||
-	       strcmp(name, "sections") == 0 || strcmp(name, "segments") == 0;
+	       strcmp(name, "sections") == 0 || strcmp(name, "segments") == 0 ||
+	       meta_is_bin_child(name);
 }
 
 /* Lookup inside a binary: in its root, sections/ or segments/. */
@@ -157,8 +162,10 @@ static int lookup_view(struct node *dir, const char *name, struct node **out)
 		*out = bin_child(dir, v, name);
 	else if (dir->kind == NK_SECTIONS)
 		*out = section_child(dir, v, name);
-	else
+	else if (dir->kind == NK_SEGMENTS)
 		*out = segment_child(dir, v, name);
+	else
+		*out = meta_child(dir, v, name);
 	ret = *out ? 0 : -errno;
 	bincache_release(v);
 	return ret;

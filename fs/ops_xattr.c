@@ -29,8 +29,12 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		return;
 	}
 	enum node_kind kind = n->kind;
+	struct nfile f = {0};
+	if (n->file)
+		f = *n->file; /* immutable; n may go at node_put */
 	node_put(n);
-	size_t len = xattr_list(kind, NULL, 0);
+	f.text = NULL;
+	size_t len = xattr_list(kind, &f, NULL, 0);
 	if (size == 0) {
 		fuse_reply_xattr(req, len);
 		return;
@@ -44,7 +48,7 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	xattr_list(kind, buf, len);
+	xattr_list(kind, &f, buf, len);
 	fuse_reply_buf(req, buf, len);
 	free(buf);
 }

@@ -1,6 +1,7 @@
 /* A parsed view of one binary: its pfelf handle, file names and info text. */
 #include "view.h"
 #include "info.h"
+#include "meta.h"
 #include "naming.h"
 #include "strhash.h"
 
@@ -132,9 +133,12 @@ int view_build(pfelf_file *f, uint64_t gen, struct bview **out)
 	v->f = f;
 	v->eh = *pfelf_header(f);
 	v->fsize = pfelf_size(f);
+	pthread_mutex_init(&v->lazy_lock, NULL);
 	int ret = name_sections(v);
 	if (ret == 0)
 		ret = name_segments(v);
+	if (ret == 0)
+		ret = meta_build(v);
 	if (ret == 0)
 		ret = info_build(v);
 	if (ret < 0) {
@@ -158,6 +162,9 @@ void view_free(struct bview *v)
 		free(v->segname[i]);
 	free(v->segname);
 	free(v->info);
+	meta_free(v);
+	symview_free(&v->sym);
+	pthread_mutex_destroy(&v->lazy_lock);
 	pfelf_close(v->f);
 	free(v);
 }

@@ -2,7 +2,10 @@
 #ifndef ELFFS_VIEW_H
 #define ELFFS_VIEW_H
 
+#include "symview.h"
+
 #include <pfelf.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +28,13 @@ struct bview {
 	char **segname; /* [nseg]: file names in segments/ */
 	char *info;     /* the info text */
 	size_t info_len;
+	char *buildid; /* build-id text (hex and a newline), NULL when none (meta.c) */
+	size_t buildid_len;
+	uint32_t *comp; /* indexes of the compressed sections (meta.c) */
+	uint32_t ncomp;
+	/* Built on first use, under lazy_lock (symview.h). */
+	pthread_mutex_t lazy_lock;
+	struct symview sym;
 	/* Cache state, under the bincache lock. */
 	unsigned refs;
 	struct binary *owner; /* binary whose current view this is; NULL once replaced */

@@ -18,10 +18,10 @@ static const char *const *keys_of(enum node_kind kind)
 	return kind == NK_SECTION ? sec_keys : kind == NK_SEGMENT ? seg_keys : NULL;
 }
 
-size_t xattr_list(enum node_kind kind, char *buf, size_t size)
+static const char *const ch_keys[] = {"ch_type", "ch_size", NULL};
+
+static size_t list_keys(const char *const *keys, char *buf, size_t size, size_t len)
 {
-	const char *const *keys = keys_of(kind);
-	size_t len = 0;
 	for (unsigned i = 0; keys && keys[i]; i++) {
 		size_t l = strlen(PREFIX) + strlen(keys[i]) + 1;
 		if (buf && len + l <= size) {
@@ -30,6 +30,14 @@ size_t xattr_list(enum node_kind kind, char *buf, size_t size)
 		}
 		len += l;
 	}
+	return len;
+}
+
+size_t xattr_list(enum node_kind kind, const struct nfile *f, char *buf, size_t size)
+{
+	size_t len = list_keys(keys_of(kind), buf, size, 0);
+	if (kind == NK_SECTION && f && f->compressed)
+		len = list_keys(ch_keys, buf, size, len);
 	return len;
 }
 
@@ -67,6 +75,10 @@ static int section_value(const struct nfile *f, const char *key, char *buf)
 		return dec(buf, sh->link);
 	if (strcmp(key, "info") == 0)
 		return dec(buf, sh->info);
+	if (strcmp(key, "ch_type") == 0 && f->compressed)
+		return pfelf_compress_type_name(f->ch_type, buf, XATTR_VALUE_MAX);
+	if (strcmp(key, "ch_size") == 0 && f->compressed)
+		return dec(buf, f->ch_size);
 	return -ENODATA;
 }
 

@@ -13,10 +13,11 @@
 #define XATTR_VALUE_MAX 128
 
 /*
- * The NUL-separated list of attribute names of a node of kind kind into
+ * The NUL-separated list of attribute names of a node of kind kind, file f
+ * (user.elf.ch_type and user.elf.ch_size only for compressed sections), into
  * buf (when size allows); returns the length of the whole list.
  */
-size_t xattr_list(enum node_kind kind, char *buf, size_t size);
+size_t xattr_list(enum node_kind kind, const struct nfile *f, char *buf, size_t size);
 
 /*
  * The value of attribute name for file f of kind kind into buf (at least

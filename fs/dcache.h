@@ -1,0 +1,35 @@
+/*
+ * The cache of decompressed sections (decompressed/<name>): filled on
+ * open, shared by the open files of one section, kept in an LRU within a
+ * memory budget of DCACHE_BUDGET bytes of decompressed data. Entries in
+ * use are never evicted.
+ */
+#ifndef ELFFS_DCACHE_H
+#define ELFFS_DCACHE_H
+
+#include "view.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DCACHE_BUDGET ((uint64_t)64 << 20)
+
+struct dentry_data;
+
+/*
+ * The decompressed bytes of section index of view v, a view of binary
+ * inode ino: *data (size bytes, the section's ch_size) held until
+ * dcache_release(*e). Errors: -EFBIG (ch_size over the budget), -ENOMEM
+ * (the budget is held by sections in use, or malloc), -EIO (the stream is
+ * corrupt, of an unknown type, or not ch_size bytes long).
+ */
+int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size, const char **data,
+                   struct dentry_data **e);
+
+/* Drop a reference (NULL is allowed). */
+void dcache_release(struct dentry_data *e);
+
+/* Free every idle entry (at exit). */
+void dcache_destroy(void);
+
+#endif /* ELFFS_DCACHE_H */

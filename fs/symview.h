@@ -1,0 +1,52 @@
+/*
+ * The symbol views of a binary: the `symbols` text and the file names of
+ * `symbol/`. Both are built on first use (lookup of `symbols`, lookup or
+ * listing in `symbol/`) and kept by the binary's view until it is freed.
+ */
+#ifndef ELFFS_SYMVIEW_H
+#define ELFFS_SYMVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bview;
+
+/* One file of symbol/: its name and the byte range of the source it serves. */
+struct symfile {
+	char *name;
+	uint64_t off;
+	uint64_t len;
+};
+
+struct symview {
+	char *text; /* the symbols text (text_len bytes), NULL until built */
+	size_t text_len;
+	struct symfile *files; /* symbol/ entries, in listing order */
+	uint32_t nfiles;
+	uint32_t *hash; /* open-addressing index of files (slot: position + 1) */
+	size_t mask;
+	int files_err; /* 0, or the error building files gave */
+	bool files_built;
+};
+
+/*
+ * The symbols text of v (built on first call): *text owned by v. 0,
+ * -ENOMEM. Lines: "table index value size type bind visibility ndx name".
+ */
+int symview_text(struct bview *v, const char **text, size_t *len);
+
+/*
+ * The byte range of symbol/<name> of v: through the hash tables when the
+ * name table is not built yet and the answer is certain, else through the
+ * name table (built on first need). 0, -ENOENT, -ENOMEM.
+ */
+int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len);
+
+/* The name table of symbol/ (built on first call); 0 or -ENOMEM. */
+int symview_files(struct bview *v, const struct symfile **files, uint32_t *n);
+
+/* Free what v's symbol views hold. */
+void symview_free(struct symview *s);
+
+#endif /* ELFFS_SYMVIEW_H */
