@@ -9,7 +9,7 @@
 
 static bool to_syslog;
 
-static void vlog(int prio, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vlog(int prio, const char *fmt, va_list ap)
 {
 	if (to_syslog) {
 		vsyslog(prio, fmt, ap);
@@ -28,8 +28,9 @@ void elog(int prio, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* libfuse's messages end in a newline already; syslog does not want it. */
-static void fuse_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+/* libfuse's own messages follow ours to syslog once daemonized. */
+__attribute__((format(printf, 2, 0))) static void fuse_to_syslog(enum fuse_log_level level,
+                                                                 const char *fmt, va_list ap)
 {
 	vsyslog((int)level, fmt, ap);
 }
