@@ -49,6 +49,7 @@ ALLOWED = {errno.EIO, errno.EINVAL, errno.ENOENT}
 XATTR_ALLOWED = ALLOWED | {errno.ENODATA}
 WORKERS = 4
 MAX_FILES_PER_DIR = 3000  # beyond this, a deterministic sample is read
+MAX_META_FILES = 64  # the same for directories other than sections/ and segments/
 CHUNK = 128 * 1024
 SHT_NOBITS = 8
 MAX_NAME_TABLE = 64 << 20
@@ -308,9 +309,10 @@ class MutantCheck:
         path = os.path.join(self.view, rel)
         names, _ = self.w.call(f"listdir {path}", os.listdir, path)
         names = sorted(names or [])
-        if len(names) > MAX_FILES_PER_DIR:
+        most = MAX_FILES_PER_DIR if rel in ("", "sections", "segments") else MAX_META_FILES
+        if len(names) > most:
             self.ck.count("sampled_dirs")
-            names = names[::len(names) // MAX_FILES_PER_DIR + 1]
+            names = names[::len(names) // most + 1]
         for name in names:
             child = os.path.join(rel, name)
             st, _ = self.w.call(f"lstat {self.view}/{child}", os.lstat,
