@@ -31,6 +31,7 @@ class Ctx:
         self.rows = []     # result rows, in order
         self.levers = []   # lever rows
         self.series = {}   # plot data
+        self.timings = []  # (group, seconds)
         os.makedirs(self.work, exist_ok=True)
 
     def path(self, *parts):

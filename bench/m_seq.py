@@ -18,7 +18,6 @@ WARM_CEILING = "ceiling mmap, 2 threads, readahead 1M, keep_cache"
 # Candidates for the FUSE ceiling, all with the page cache in use like elffs
 # (a file that can be mmapped and cached). The best median is the ceiling.
 CEILINGS = [
-    ("ceiling mmap, 1 thread, readahead 128K", ["--mode=mmap"], None),
     ("ceiling mmap, 2 threads, readahead 128K", ["--mode=mmap", "--threads=2"], None),
     ("ceiling mmap, 2 threads, readahead 1M", ["--mode=mmap", "--threads=2"], 1024),
     ("ceiling mmap, 2 threads, readahead 1M, splice",
@@ -119,7 +118,7 @@ def _report(ctx, by, rss, size):
     for name, _, _ in ELFFS[1:]:
         add_lever(ctx, "elffs (cold)", name, med[name][0], "MB/s", "elffs", e_cold)
         add_lever(ctx, "elffs (warm)", name, med[name][1], "MB/s", "elffs", e_warm)
-    for name in (n for n, _, _ in CEILINGS[:2] + ELFFS[:1]):
+    for name in (n for n, _, _ in CEILINGS[:1] + ELFFS[:1]):
         st = rss[name]
         add_lever(ctx, "RSS after %d cold+warm reads of the section" % ctx.runs, name,
                   (st.get("RssAnon", 0) + st.get("RssFile", 0)) / 1024, "MiB", "", 0,

@@ -48,6 +48,8 @@ def table_text(ctx, failed, secs):
             out.append("| %s | %s%s | %s %s | %s | %s |" % (
                 r["lever"], r["config"], " (%s)" % r["note"] if r["note"] else "",
                 _fmt(r["value"]), r["unit"], against, _fmt(r["ratio"])))
+    if ctx.timings:
+        out += ["", "group times: " + ", ".join("%s %.0f s" % t for t in ctx.timings)]
     for f in failed:
         out.append("FAILED group %s" % f)
     out.append("")

@@ -79,6 +79,7 @@ def main():
         if g not in GROUPS:
             ap.error("unknown group %s (groups: %s)" % (g, ",".join(GROUPS)))
         log("group %s" % g)
+        tg = time.monotonic()
         try:
             if g == "sweep":
                 group_sweep(ctx, a.out)
@@ -87,6 +88,7 @@ def main():
         except Exception as e:  # one broken group must not hide the others
             traceback.print_exc()
             failed.append("%s: %s" % (g, e))
+        ctx.timings.append((g, time.monotonic() - tg))
     save(ctx, a.out)
     text = table_text(ctx, failed, time.monotonic() - t0)
     with open(os.path.join(a.out, "table.txt"), "w") as f:
