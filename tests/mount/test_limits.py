@@ -8,6 +8,7 @@ In default and -o nommap mode.
 """
 
 import os
+import re
 import subprocess
 import time
 
@@ -41,7 +42,10 @@ def check_find(ck, mnt, bins, infos):
         ck.fail("find over the view of /usr/bin did not finish within 60 s")
         return
     ck.eq(out.returncode, 0, f"find exit status ({out.stderr[-300:]!r})")
-    ck.eq(len(out.stdout.splitlines()), want, "find -type f over /usr/bin: file count")
+    # the issue 6 views (symbols, symbol/, build-id, decompressed/) are counted by test_meta_views
+    old = [ln for ln in out.stdout.splitlines()
+           if not re.search(rb"/(symbol|decompressed)/[^/]*$|/(symbols|build-id)$", ln)]
+    ck.eq(len(old), want, "find -type f over /usr/bin: file count")
     ck.count("find_files", len(out.stdout.splitlines()))
     print(f"find over /usr/bin: {time.monotonic() - started:.1f} s", flush=True)
 
