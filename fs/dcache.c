@@ -101,7 +101,7 @@ int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size,
                    struct dentry_data **out)
 {
 	if (size > DCACHE_BUDGET)
-		return -EFBIG;
+		return -EIO;
 	pthread_mutex_lock(&lock);
 	struct dentry_data *e = hit(ino, v->gen, index);
 	if (!e && !make_room(size)) {

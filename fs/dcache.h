@@ -19,7 +19,7 @@ struct dentry_data;
 /*
  * The decompressed bytes of section index of view v, a view of binary
  * inode ino: *data (size bytes, the section's ch_size) held until
- * dcache_release(*e). Errors: -EFBIG (ch_size over the budget), -ENOMEM
+ * dcache_release(*e). Errors: -EIO (ch_size over the budget), -ENOMEM
  * (the budget is held by sections in use, or malloc), -EIO (the stream is
  * corrupt, of an unknown type, or not ch_size bytes long).
  */
