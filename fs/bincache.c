@@ -1,11 +1,14 @@
-/* The binary cache: one refcounted view per binary, idle ones in an LRU. */
+/* The binary cache: one refcounted view per binary, an LRU of unpinned handles. */
 #include "bincache.h"
 #include "source.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#define CLOSE_BATCH 16 /* handles closed per eviction pass (the next pass goes on) */
 
 struct binary {
 	pthread_mutex_t build; /* one parse at a time per binary */
@@ -13,14 +16,16 @@ struct binary {
 	uint64_t bad_gen;      /* 1 + generation whose header was refused, or 0 */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct bview *lru_head, *lru_tail;
-static unsigned live, live_fds;
+/* What a call decided to free, freed once the lock is dropped. */
+struct graveyard {
+	struct bview *views; /* linked through lru_next */
+	pfelf_file *handles[CLOSE_BATCH];
+	unsigned nhandles;
+};
 
-static bool has_fd(const struct bview *v)
-{
-	return pfelf_backend(v->f) == PFELF_BACKEND_PREAD;
-}
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct bview *lru_head, *lru_tail; /* open handles nobody pins, oldest first */
+static unsigned live, live_fds;           /* open handles; those holding a descriptor */
 
 static void lru_remove(struct bview *v)
 {
@@ -50,43 +55,87 @@ static void lru_append(struct bview *v)
 	v->in_lru = true;
 }
 
-/* Drop one reference (lock held); a view at zero goes on *dead. */
-static void drop(struct bview *v, struct bview **dead)
+/* v's handle is open now (lock held). */
+static void handle_opened(struct bview *v, pfelf_file *f)
 {
-	if (--v->refs > 0)
-		return;
-	lru_remove(v);
-	live--;
-	if (has_fd(v))
-		live_fds--;
-	v->lru_next = *dead;
-	*dead = v;
+	v->f = f;
+	v->fd_backed = pfelf_backend(f) == PFELF_BACKEND_PREAD;
+	live++;
+	if (v->fd_backed)
+		live_fds++;
 }
 
+/* v's handle stops counting (lock held); whoever holds f closes it. */
+static void handle_closing(struct bview *v)
+{
+	lru_remove(v);
+	live--;
+	if (v->fd_backed)
+		live_fds--;
+}
+
+/* Take v's handle away (lock held); the caller closes it. */
+static pfelf_file *handle_taken(struct bview *v)
+{
+	pfelf_file *f = v->f;
+	handle_closing(v);
+	v->f = NULL;
+	return f;
+}
+
+static void drop_ref(struct bview *v, struct graveyard *g);
+
 /* v stops being its binary's current view (lock held). */
-static void detach(struct bview *v, struct bview **dead)
+static void detach(struct bview *v, struct graveyard *g)
 {
 	if (!v->owner)
 		return;
 	v->owner->view = NULL;
 	v->owner = NULL;
-	lru_remove(v);
-	drop(v, dead);
+	drop_ref(v, g);
 }
 
-/* Close idle views while there are too many (lock held). */
-static void evict(struct bview **dead)
+/* One reference less (lock held): free at zero, drop an idle view without handle. */
+static void drop_ref(struct bview *v, struct graveyard *g)
 {
-	while (lru_head && (live > BINCACHE_MAX_HANDLES || live_fds > BINCACHE_MAX_FDS))
-		detach(lru_head, dead);
+	if (--v->refs == 0) {
+		if (v->f)
+			handle_closing(v); /* view_free closes it, unlocked */
+		v->lru_next = g->views;
+		g->views = v;
+	} else if (v->refs == 1 && v->owner && !v->f) {
+		detach(v, g);
+	}
 }
 
-static void free_dead(struct bview *dead)
+/* One pin less (lock held): an unpinned open handle joins the LRU. */
+static void drop_pin(struct bview *v)
 {
-	while (dead) {
-		struct bview *next = dead->lru_next;
-		view_free(dead);
-		dead = next;
+	if (--v->pins == 0 && v->f)
+		lru_append(v);
+}
+
+/* Close unpinned handles while there are too many (lock held). */
+static void evict(struct graveyard *g)
+{
+	while (lru_head && g->nhandles < CLOSE_BATCH &&
+	       (live > BINCACHE_MAX_HANDLES || live_fds > BINCACHE_MAX_FDS)) {
+		struct bview *v = lru_head;
+		if (v->refs == 1 && v->owner)
+			detach(v, g); /* idle: the whole view goes */
+		else
+			g->handles[g->nhandles++] = handle_taken(v);
+	}
+}
+
+static void bury(struct graveyard *g)
+{
+	for (unsigned i = 0; i < g->nhandles; i++)
+		pfelf_close(g->handles[i]);
+	while (g->views) {
+		struct bview *next = g->views->lru_next;
+		view_free(g->views);
+		g->views = next;
 	}
 }
 
@@ -109,30 +158,98 @@ void binary_destroy(struct binary *b)
 
 void bincache_invalidate(struct binary *b, uint64_t gen)
 {
-	struct bview *dead = NULL;
+	struct graveyard g = {0};
 	pthread_mutex_lock(&lock);
 	if (b->view && b->view->gen < gen)
-		detach(b->view, &dead);
+		detach(b->view, &g);
 	pthread_mutex_unlock(&lock);
-	free_dead(dead);
+	bury(&g);
 }
 
-/* The current view of generation gen with a reference, -EIO, or 1 (none). */
+/* Open the source of v->root again; -EIO unless it still is the file of v. */
+static int reopen(struct bview *v, pfelf_file **out)
+{
+	int fd = src_open_file(v->root);
+	if (fd < 0)
+		return -EIO;
+	struct stat st;
+	pfelf_identity id;
+	pfelf_file *f = NULL;
+	int ret = fstat(fd, &st) < 0 ? -EIO : 0;
+	if (ret == 0) {
+		src_identity(&st, &id);
+		ret = memcmp(&id, &v->id, sizeof(id)) == 0 ? 0 : -EIO;
+	}
+	if (ret == 0 && pfelf_open_fd(fd, elffs.pfelf_flags, &f) < 0)
+		ret = -EIO;
+	close(fd);
+	if (ret == 0 && (pfelf_get_identity(f, &id) < 0 || memcmp(&id, &v->id, sizeof(id)) != 0))
+		ret = -EIO;
+	if (ret < 0) {
+		pfelf_close(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+/* Give pinned view v its handle back (v->f is NULL); 0 or -EIO. */
+static int reinstate(struct bview *v)
+{
+	pfelf_file *f;
+	int ret = reopen(v, &f);
+	if (ret < 0)
+		return ret;
+	struct graveyard g = {0};
+	pthread_mutex_lock(&lock);
+	if (v->f)
+		g.handles[g.nhandles++] = f; /* another thread was first */
+	else
+		handle_opened(v, f);
+	evict(&g);
+	pthread_mutex_unlock(&lock);
+	bury(&g);
+	return 0;
+}
+
+/* Pin v (lock held); whether its handle is open. */
+static bool pin_locked(struct bview *v)
+{
+	v->refs++;
+	v->pins++;
+	lru_remove(v);
+	return v->f != NULL;
+}
+
+int bincache_pin(struct bview *v)
+{
+	pthread_mutex_lock(&lock);
+	bool open = pin_locked(v);
+	pthread_mutex_unlock(&lock);
+	int ret = open ? 0 : reinstate(v);
+	if (ret < 0)
+		bincache_release(v);
+	return ret;
+}
+
+/* The current view of generation gen, pinned; -EIO (refused); 1 (none yet). */
 static int lookup(struct binary *b, uint64_t gen, struct bview **out)
 {
 	int ret = 1;
 	pthread_mutex_lock(&lock);
 	struct bview *v = b->view;
 	if (v && v->gen == gen) {
-		v->refs++;
-		lru_remove(v);
+		ret = pin_locked(v) ? 0 : 2;
 		*out = v;
-		ret = 0;
 	} else if (b->bad_gen == gen + 1) {
 		ret = -EIO;
 	}
 	pthread_mutex_unlock(&lock);
-	return ret;
+	if (ret == 2 && reinstate(v) < 0) {
+		bincache_release(v);
+		return -ESTALE; /* the source changed since the view was built */
+	}
+	return ret == 2 ? 0 : ret;
 }
 
 /* Open and parse the source of root; -ESTALE when it is not expect any more. */
@@ -153,36 +270,43 @@ static int parse(struct node *root, uint64_t gen, const struct stat *expect, str
 		return -EIO;
 	if (ret < 0)
 		return ret;
-	ret = view_build(f, gen, out);
-	if (ret < 0)
+	pfelf_identity id;
+	ret = pfelf_get_identity(f, &id);
+	if (ret == 0)
+		ret = view_build(f, gen, out);
+	if (ret < 0) {
 		pfelf_close(f);
-	return ret;
+		return ret;
+	}
+	(*out)->id = id;
+	(*out)->root = root;
+	return 0;
 }
 
 /*
- * Make v the binary's current view, with one reference for the caller; a
- * view of an older generation cannot replace a newer one (it then serves
- * only its caller).
+ * Make v the binary's current view, with a pinned reference for the
+ * caller; a view of an older generation cannot replace a newer one (it
+ * then serves only its caller).
  */
 static void install(struct binary *b, struct bview *v)
 {
-	struct bview *dead = NULL;
+	struct graveyard g = {0};
+	pfelf_file *f = v->f;
+	v->f = NULL;
 	pthread_mutex_lock(&lock);
-	if (b->view && b->view->gen > v->gen) {
-		v->refs = 1;
-	} else {
+	handle_opened(v, f);
+	v->refs = 1;
+	v->pins = 1;
+	if (!b->view || b->view->gen <= v->gen) {
 		if (b->view)
-			detach(b->view, &dead);
+			detach(b->view, &g);
 		b->view = v;
 		v->owner = b;
-		v->refs = 2; /* the binary's and the caller's */
+		v->refs++;
 	}
-	live++;
-	if (has_fd(v))
-		live_fds++;
-	evict(&dead);
+	evict(&g);
 	pthread_mutex_unlock(&lock);
-	free_dead(dead);
+	bury(&g);
 }
 
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
@@ -207,27 +331,38 @@ int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
 	return ret;
 }
 
-void bincache_ref(struct bview *v)
-{
-	pthread_mutex_lock(&lock);
-	v->refs++;
-	lru_remove(v);
-	pthread_mutex_unlock(&lock);
-}
-
 void bincache_release(struct bview *v)
 {
 	if (!v)
 		return;
-	struct bview *dead = NULL;
+	struct graveyard g = {0};
 	pthread_mutex_lock(&lock);
-	drop(v, &dead);
-	if (!dead && v->refs == 1 && v->owner) {
-		lru_append(v);
-		evict(&dead);
-	}
+	drop_pin(v);
+	drop_ref(v, &g);
+	evict(&g);
 	pthread_mutex_unlock(&lock);
-	free_dead(dead);
+	bury(&g);
+}
+
+void bincache_unpin(struct bview *v)
+{
+	struct graveyard g = {0};
+	pthread_mutex_lock(&lock);
+	drop_pin(v);
+	evict(&g);
+	pthread_mutex_unlock(&lock);
+	bury(&g);
+}
+
+void bincache_unref(struct bview *v)
+{
+	if (!v)
+		return;
+	struct graveyard g = {0};
+	pthread_mutex_lock(&lock);
+	drop_ref(v, &g);
+	pthread_mutex_unlock(&lock);
+	bury(&g);
 }
 
 void bincache_stats(unsigned *nlive, unsigned *nfds)

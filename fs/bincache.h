@@ -1,11 +1,19 @@
 /*
- * The binary cache: at most one parsed view (one pfelf handle) per binary
- * at a time, shared by every lookup, open file and thread, refcounted.
- * Views nobody uses stay cached in an LRU; the least recently used idle
- * ones are closed when more than BINCACHE_MAX_HANDLES handles are alive, or
- * more than BINCACHE_MAX_FDS handles hold a descriptor (pread backend), so
- * neither mappings nor descriptors grow with the size of the tree. A view
- * in use is never closed.
+ * The binary cache: at most one parsed view per binary at a time, shared by
+ * every lookup, open file, listing and thread, refcounted.
+ *
+ * A view's pfelf handle (its mapping, or its descriptor under the pread
+ * backend) is separate from the view's lifetime: a *pinned* reference needs
+ * the handle open (lookups, opens, a read in progress); a plain reference
+ * (an open file or a listing between calls) only keeps the view. Handles
+ * of views nobody pins wait in an LRU; the least recently used are closed
+ * while more than BINCACHE_MAX_HANDLES are open, or more than
+ * BINCACHE_MAX_FDS of them hold a descriptor, and a view nobody references
+ * is freed with its handle. Pinning a view whose handle was closed opens the
+ * source again (it must still have the identity the view was built from).
+ * So neither mappings nor descriptors grow with the number of binaries or
+ * of open files: files opened through a mapping keep their pin (their reads
+ * take no lock), files read with pread pin for each read.
  */
 #ifndef ELFFS_BINCACHE_H
 #define ELFFS_BINCACHE_H
@@ -25,23 +33,33 @@ void binary_destroy(struct binary *b);
 /*
  * The view of generation gen of binary root, whose source was expect
  * (lstat) at that generation; built (parsed) on first use. On success *out
- * holds a reference (bincache_release it). Errors: -EIO when pfelf refuses
- * the file's header, -ESTALE when the file is no longer the one of expect,
- * or the errno of open/mmap/malloc.
+ * holds a pinned reference (bincache_release it). Errors: -EIO when pfelf
+ * refuses the file's header, -ESTALE when the file is no longer the one of
+ * expect, or the errno of open/mmap/malloc.
  */
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
                      struct bview **out);
 
-/* Take one more reference on a view. */
-void bincache_ref(struct bview *v);
-
-/* Drop a reference; an idle view joins the LRU. */
+/* Drop a pinned reference. */
 void bincache_release(struct bview *v);
+
+/* Turn a pinned reference into a plain one (the handle may then be closed). */
+void bincache_unpin(struct bview *v);
+
+/* Drop a plain reference. */
+void bincache_unref(struct bview *v);
+
+/*
+ * Take a pinned reference on a view the caller holds a plain reference on,
+ * opening its handle again if it was closed. 0, or -EIO when the source is
+ * gone or changed since the view was built.
+ */
+int bincache_pin(struct bview *v);
 
 /* Forget the binary's view if it is older than generation gen (users keep theirs). */
 void bincache_invalidate(struct binary *b, uint64_t gen);
 
-/* Live handles, and those holding a descriptor (statistics, tests). */
+/* Open handles, and those holding a descriptor (statistics, tests). */
 void bincache_stats(unsigned *live, unsigned *fds);
 
 #endif /* ELFFS_BINCACHE_H */

@@ -154,9 +154,14 @@ int dirlist_open(struct node *dir, struct dirlist **out)
 		ret = list_view(dir, d);
 	else if (ret == 0)
 		ret = -ENOTDIR;
+	d->pinned = d->view != NULL;
 	if (ret < 0) {
 		dirlist_free(d);
 		return ret;
+	}
+	if (d->view) { /* the names are the view's: its handle is not needed */
+		bincache_unpin(d->view);
+		d->pinned = false;
 	}
 	*out = d;
 	return 0;
@@ -170,6 +175,9 @@ void dirlist_free(struct dirlist *d)
 		free(d->owned[i]);
 	free(d->owned);
 	free(d->e);
-	bincache_release(d->view);
+	if (d->pinned)
+		bincache_release(d->view);
+	else
+		bincache_unref(d->view);
 	free(d);
 }

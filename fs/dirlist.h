@@ -24,6 +24,7 @@ struct dirlist {
 	struct dent *e;
 	char **owned;       /* names this listing allocated (SOURCE directories) */
 	struct bview *view; /* names are the view's (sections/, segments/) */
+	bool pinned;        /* view is a pinned reference (while the listing is built) */
 };
 
 /* A snapshot of directory node dir (any directory kind); 0 or -errno. */

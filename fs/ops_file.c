@@ -1,13 +1,16 @@
 /*
  * open, read, release: the data path. An open file holds what read needs
- * (its byte range and a reference on the binary's view), so read takes no
- * lock of the daemon's: it asks pfelf for a reference to the range and
- * hands the kernel a pointer into the shared mapping (fuse_reply_data with
- * a memory buffer, written with writev: no userspace copy). If the source
- * shrank under the mapping, the kernel's copy faults: the daemon gets
- * EFAULT from the write and the reader EIO. Under the pread backend the
- * bytes are read into a per-thread buffer first, so that a short read
- * becomes EIO rather than a short reply.
+ * (its byte range and a reference on the binary's view). When the view's
+ * handle is a mapping, the open file keeps it pinned and read takes no lock
+ * of the daemon's: it asks pfelf for a reference to the range and hands the
+ * kernel a pointer into the shared mapping (fuse_reply_data with a memory
+ * buffer, written with writev: no userspace copy). If the source shrank
+ * under the mapping, the kernel's copy faults: the daemon gets EFAULT from
+ * the write and the reader EIO. Under the pread backend an open file holds
+ * no descriptor: each read pins the view (the binary cache opens the
+ * source again if its descriptor was closed) and reads the bytes into a
+ * per-thread buffer first, so that a short read becomes EIO rather than a
+ * short reply.
  */
 #include "ops.h"
 #include "bincache.h"
@@ -33,6 +36,7 @@ struct ofile {
 	const char *mem;          /* symbols, decompressed/: bytes held by view or hold */
 	struct dentry_data *hold; /* decompressed/: the cache entry */
 	_Atomic uint64_t served;  /* bytes replied from the mapping since the last drop */
+	bool pinned;              /* view pinned for the file's life (mapped handle) */
 };
 
 /*
@@ -42,7 +46,7 @@ struct ofile {
  */
 static void drop_served(struct ofile *of)
 {
-	if (of->view && pfelf_backend(of->view->f) == PFELF_BACKEND_MMAP)
+	if (of->pinned && pfelf_backend(of->view->f) == PFELF_BACKEND_MMAP)
 		pfelf_advise(of->view->f, of->off, of->len, PFELF_ADVICE_DONTNEED);
 }
 
@@ -61,7 +65,10 @@ static void ofile_free(struct ofile *of)
 	if (atomic_load(&of->served) > 0)
 		drop_served(of);
 	dcache_release(of->hold);
-	bincache_release(of->view);
+	if (of->pinned)
+		bincache_release(of->view);
+	else
+		bincache_unref(of->view);
 	free(of->text);
 	free(of);
 }
@@ -87,9 +94,16 @@ static int ofile_new(struct node *n, struct ofile **out)
 	} else if (of->len > 0) {
 		ret = check_view(n, &of->view);
 	}
+	of->pinned = of->view != NULL;
 	if (ret < 0) {
 		ofile_free(of);
 		return ret;
+	}
+	/* A mapped handle stays pinned (reads take no lock); a descriptor does
+	 * not: reads pin it, so open files do not hold descriptors. */
+	if (of->view && pfelf_backend(of->view->f) != PFELF_BACKEND_MMAP) {
+		bincache_unpin(of->view);
+		of->pinned = false;
 	}
 	*out = of;
 	return 0;
@@ -193,6 +207,23 @@ static void reply_copy(fuse_req_t req, const char *src, size_t len)
 	fuse_reply_buf(req, buf, len);
 }
 
+/* Reply with len bytes at pos of the source of view v, which the caller pins. */
+static void reply_range(fuse_req_t req, struct bview *v, uint64_t pos, size_t len)
+{
+	pfelf_ref ref;
+	if (pfelf_get_ref(v->f, pos, len, &ref) < 0) {
+		fuse_reply_err(req, EIO);
+		return;
+	}
+	if (!ref.ptr) {
+		reply_pread(req, ref.fd, ref.pos, len);
+		return;
+	}
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
+	bv.buf[0].mem = (void *)ref.ptr;
+	fuse_reply_data(req, &bv, FUSE_BUF_NO_SPLICE); /* EFAULT: the reader got EIO */
+}
+
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct ofile *of = (struct ofile *)(uintptr_t)fi->fh;
@@ -205,21 +236,21 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 		reply_copy(req, (of->text ? of->text : of->mem) + off, len);
 		return;
 	}
-	pfelf_ref ref;
-	if (pfelf_get_ref(of->view->f, of->off + (uint64_t)off, len, &ref) < 0) {
+	/* Nothing may touch of once the reply is sent: the reader can close and
+	 * release can free it before the reply returns. */
+	struct bview *v = of->view;
+	uint64_t pos = of->off + (uint64_t)off;
+	if (of->pinned) {
+		count_served(of, len);
+		reply_range(req, v, pos, len);
+		return;
+	}
+	if (bincache_pin(v) < 0) { /* this pin keeps v through the reply */
 		fuse_reply_err(req, EIO);
 		return;
 	}
-	if (!ref.ptr) {
-		reply_pread(req, ref.fd, ref.pos, len);
-		return;
-	}
-	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
-	bv.buf[0].mem = (void *)ref.ptr;
-	/* Nothing may touch of once the reply is sent: the reader can close and
-	 * release can free it before fuse_reply_data returns. */
-	count_served(of, len);
-	fuse_reply_data(req, &bv, FUSE_BUF_NO_SPLICE); /* EFAULT: the reader got EIO */
+	reply_range(req, v, pos, len);
+	bincache_release(v);
 }
 
 void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

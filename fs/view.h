@@ -11,11 +11,12 @@
 #include <stdint.h>
 
 struct binary;
+struct node;
 
 struct bview {
 	/* Immutable once built. */
 	uint64_t gen;      /* generation of the binary it was built for */
-	pfelf_file *f;     /* the one handle of this binary (owned) */
+	pfelf_file *f;     /* the one handle of this binary (owned); NULL while closed */
 	pfelf_ehdr eh;     /* copy of the decoded header */
 	uint64_t fsize;    /* file size at open */
 	uint32_t nsec;     /* section headers, index 0 included (0 when none or unreadable) */
@@ -35,8 +36,12 @@ struct bview {
 	/* Built on first use, under lazy_lock (symview.h). */
 	pthread_mutex_t lazy_lock;
 	struct symview sym;
-	/* Cache state, under the bincache lock. */
-	unsigned refs;
+	/* Cache state, under the bincache lock (bincache.h). */
+	pfelf_identity id;    /* identity of the file the view was built from */
+	struct node *root;    /* the binary's node, to open f again (alive while referenced) */
+	unsigned refs;        /* all references, the owner's included */
+	unsigned pins;        /* references that need f open */
+	bool fd_backed;       /* f holds a descriptor (pread backend) */
 	struct binary *owner; /* binary whose current view this is; NULL once replaced */
 	struct bview *lru_prev;
 	struct bview *lru_next;
