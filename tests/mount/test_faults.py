@@ -25,7 +25,7 @@ inotify shows nobody opens, and files or directories unreadable to nobody.
 At the end every victim, restored, shows exactly its source again, and a
 read of bytes cut off inside the last page of a truncated source gives EIO.
 
-usage: test_faults.py [SECONDS_PER_MODE]   (default 20, or ELFFS_FAULTS_SECONDS)
+usage: test_faults.py [SECONDS_PER_MODE]   (default 15, or ELFFS_FAULTS_SECONDS)
 """
 
 import ctypes
@@ -506,7 +506,7 @@ def run_mode(ck, args, seconds):
         src = Source(root, stage, ck)
         ino = Inotify(src.p("special"))
         with Mount(ck, root, ["-o", f"allow_other,timeout={TIMEOUT}"] + args) as m:
-            w = Walker(ck, m.path)
+            w = Walker(ck, m.path, m.proc.pid)
             w.allowed = READ_ERRORS
             stats = {"reads": 0, "errors": 0, "bytes": 0, "mismatches": 0}
             stop = threading.Event()
@@ -554,7 +554,7 @@ def run_mode(ck, args, seconds):
 def main():
     require_fuse()
     args = [a for a in sys.argv[1:] if not a.startswith("-")]
-    seconds = float(args[0] if args else os.environ.get("ELFFS_FAULTS_SECONDS", "20"))
+    seconds = float(args[0] if args else os.environ.get("ELFFS_FAULTS_SECONDS", "15"))
     ck = Checker("faults")
     for mode in ([], ["-o", "nommap"]):
         run_mode(ck, mode, seconds)

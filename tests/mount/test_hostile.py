@@ -28,6 +28,7 @@ import collections
 import errno
 import os
 import shutil
+import signal
 import stat
 import struct
 import subprocess
@@ -176,8 +177,8 @@ def readelf_ranges(path):
 class Walker:
     """Runs filesystem calls under a watchdog; counts errors by errno."""
 
-    def __init__(self, ck, mnt):
-        self.ck, self.mnt = ck, mnt
+    def __init__(self, ck, mnt, pid=None):
+        self.ck, self.mnt, self.pid = ck, mnt, pid
         self.lock = threading.Lock()
         self.inflight = {}
         self.errors = collections.Counter()
@@ -207,11 +208,19 @@ class Walker:
                     self.abort()
 
     def abort(self):
+        """Abort the FUSE connection (fusectl, mounted if need be), else kill
+        the daemon: the calls in flight then fail with ENOTCONN."""
+        conns = "/sys/fs/fuse/connections"
+        if not os.listdir(conns):
+            subprocess.run(["mount", "-t", "fusectl", "fusectl", conns], capture_output=True)
         try:
-            with open(f"/sys/fs/fuse/connections/{self.conn}/abort", "w") as f:
+            with open(f"{conns}/{self.conn}/abort", "w") as f:
                 f.write("1")
+            return
         except OSError as e:
             print(f"cannot abort FUSE connection {self.conn}: {e}", flush=True)
+        if self.pid:
+            os.kill(self.pid, signal.SIGKILL)
 
     def call(self, what, fn, *args, allowed=None):
         """(result, None) or (None, errno); a disallowed errno is a failure."""
@@ -224,9 +233,9 @@ class Walker:
             return fn(*args), None
         except OSError as e:
             self.errors[errno.errorcode.get(e.errno, str(e.errno))] += 1
-            if e.errno == errno.ENOTCONN:
+            if e.errno in (errno.ENOTCONN, errno.ECONNABORTED):
                 if not self.dead:
-                    self.ck.fail(f"{what}: ENOTCONN: the daemon is gone")
+                    self.ck.fail(f"{what}: {errno.errorcode[e.errno]}: the daemon is gone")
                 self.dead = True
             elif e.errno not in allowed:
                 self.unexpected(what, e.errno)
@@ -460,7 +469,7 @@ def run(ck, src, made, args):
     started = time.monotonic()
     try:
         with Mount(ck, src, args) as m:
-            w = Walker(ck, m.path)
+            w = Walker(ck, m.path, m.proc.pid)
 
             def one(rel):
                 if w.dead:

@@ -211,7 +211,7 @@ def run_mode(ck, args, files, seconds):
     srcs = Sources(files)
     try:
         with Mount(ck, LIB_DIR, args, check_exit=False) as m:  # exit checked here
-            w = Walker(ck, m.path)
+            w = Walker(ck, m.path, m.proc.pid)
             w.allowed = set()
             try:
                 load = phase_load(ck, w, srcs, files, seconds)
