@@ -104,7 +104,9 @@ int check_node(struct node *n)
 	if (due(s))
 		recheck(s);
 	nodes_lock();
-	int ret = s->stale || (n != s && n->gen != s->gen) ? -ESTALE : 0;
+	int ret = s->stale || (n != s && s->absent) ? -ENOENT
+	          : n != s && n->gen != s->gen      ? -ESTALE
+	                                            : 0;
 	nodes_unlock();
 	return ret;
 }
@@ -116,20 +118,46 @@ void check_force(struct node *n)
 	nodes_unlock();
 }
 
-int check_view(struct node *n, struct bview **out)
+/* The generation of n and its source's lstat; -ENOENT, -ESTALE or 0. */
+static int generation(struct node *n, uint64_t *gen, struct stat *st)
 {
 	struct node *root = n->broot;
 	nodes_lock();
-	int ret = root->stale || n->gen != root->gen ? -ESTALE : root->absent ? -ENOENT : 0;
-	uint64_t gen = root->gen;
-	struct stat st = *root->st;
+	int ret = root->stale || root->absent ? -ENOENT : n->gen != root->gen ? -ESTALE : 0;
+	*gen = root->gen;
+	*st = *root->st;
 	nodes_unlock();
-	if (ret < 0)
-		return ret;
-	ret = bincache_acquire(root, gen, &st, out);
-	if (ret == -ESTALE)
-		check_force(root);
 	return ret;
+}
+
+int check_view(struct node *n, struct bview **out)
+{
+	uint64_t gen;
+	struct stat st;
+	int ret = generation(n, &gen, &st);
+	if (ret == 0)
+		ret = bincache_acquire(n->broot, gen, &st, out);
+	if (ret == -ESTALE && n->gen == gen) { /* the file changed under the open */
+		check_force(n->broot);
+		ret = -EIO;
+	}
+	return ret;
+}
+
+int check_current_view(struct node *root, struct bview **out)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		uint64_t gen;
+		struct stat st;
+		check_node(root);
+		int ret = generation(root, &gen, &st);
+		if (ret == 0)
+			ret = bincache_acquire(root, gen, &st, out);
+		if (ret != -ESTALE)
+			return ret;
+		check_force(root); /* the file changed since its last lstat */
+	}
+	return -EIO;
 }
 
 bool check_reuse_source(struct node *old, struct node *cand)

@@ -18,8 +18,10 @@
 
 /*
  * Whether n still shows its source, re-checking it (or the binary it
- * belongs to) when due. 0; -ESTALE when n shows something that is gone or
- * older (the kernel then looks the path up again).
+ * belongs to) when due. 0; -ENOENT when its source (or its binary's) is
+ * gone or now another kind of file; -ESTALE when n is a node of an older
+ * generation of its binary (the kernel then walks the path again and gets
+ * the current node).
  */
 int check_node(struct node *n);
 
@@ -27,12 +29,20 @@ int check_node(struct node *n);
 void check_force(struct node *n);
 
 /*
- * The view of the binary that n (a binary root or a node inside one)
- * shows, with a reference. Errors: -ESTALE (n is of an older generation),
- * -ENOENT (file-mode SOURCE gone), -EIO (pfelf refused the header), or
- * those of bincache_acquire.
+ * The view of n's generation of the binary that n (a binary root or a node
+ * inside one) shows, with a pinned reference. Errors: -ESTALE (n is of an
+ * older generation), -ENOENT (the binary is gone), -EIO (pfelf refused the
+ * header, or the file changed while it was opened), or the errno of
+ * open/mmap/malloc.
  */
 int check_view(struct node *n, struct bview **out);
+
+/*
+ * The view of the current generation of binary root, with a pinned
+ * reference; a file that changes while it is opened is looked at again (a
+ * few times). Errors as check_view but -ESTALE.
+ */
+int check_current_view(struct node *root, struct bview **out);
 
 /*
  * node_attach policy for a source node just looked up (cand has kind and

@@ -47,8 +47,9 @@ static int add_owned(struct dirlist *d, size_t *cap, const char *name, unsigned 
 static int list_source(struct node *dir, struct dirlist *d)
 {
 	int fd = src_open_dir(dir, O_RDONLY);
-	if (fd < 0)
-		return fd;
+	if (fd < 0) /* gone, or something else now */
+		return fd == -ENOMEM || fd == -EMFILE || fd == -ENFILE || fd == -EACCES ? fd
+		                                                                        : -ENOENT;
 	DIR *dp = fdopendir(fd);
 	if (!dp) {
 		close(fd);
@@ -119,7 +120,7 @@ static int list_meta(struct node *dir, struct dirlist *d)
 /* The file names of a view directory (sections/ or segments/). */
 static int list_view(struct node *dir, struct dirlist *d)
 {
-	int ret = check_view(dir, &d->view);
+	int ret = check_current_view(dir->broot, &d->view);
 	if (ret < 0)
 		return ret;
 	if (dir->kind == NK_SYMDIR || dir->kind == NK_DECDIR)
@@ -145,7 +146,11 @@ int dirlist_open(struct node *dir, struct dirlist **out)
 		return -ENOMEM;
 	d->self = dir->ino;
 	d->parent = dir->parent ? dir->parent->ino : dir->ino;
+	/* As lookup: a SOURCE directory is listed by its path, a directory of
+	 * a binary from the binary's current view, unless the binary is gone. */
 	int ret = check_node(dir);
+	if (ret == -ESTALE || (ret == -ENOENT && dir->kind == NK_DIR))
+		ret = 0;
 	if (ret == 0 && dir->kind == NK_DIR)
 		ret = list_source(dir, d);
 	else if (ret == 0 && dir->kind == NK_BIN)

@@ -28,13 +28,26 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_attr(req, &st, elffs.timeout);
 }
 
+/* The target of symlink node n, read by its path: a link that is gone or
+ * is something else now answers ENOENT. */
+static ssize_t link_target(struct node *n, char *buf, size_t size)
+{
+	if (n->kind != NK_LINK)
+		return -EINVAL;
+	check_node(n);
+	ssize_t ret = src_readlink(n, buf, size);
+	if (ret < 0 && ret != -ENAMETOOLONG && ret != -ENOMEM) {
+		check_force(n);
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
 void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	struct node *n = node_get(ino);
 	char buf[PATH_MAX];
-	ssize_t ret = !n                   ? -ESTALE
-	              : n->kind != NK_LINK ? -EINVAL
-	                                   : src_readlink(n, buf, sizeof(buf));
+	ssize_t ret = n ? link_target(n, buf, sizeof(buf)) : -ESTALE;
 	node_put(n);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);

@@ -15,6 +15,7 @@
 #include "ops.h"
 #include "bincache.h"
 #include "check.h"
+#include "source.h"
 #include "openmeta.h"
 
 #include <errno.h>
@@ -207,11 +208,22 @@ static void reply_copy(fuse_req_t req, const char *src, size_t len)
 	fuse_reply_buf(req, buf, len);
 }
 
+/*
+ * Whether the source of v is now shorter than end. Pages past a new end
+ * fault (the reader gets EIO), but the bytes after the end inside its last
+ * page read as zeros through a mapping: they are gone all the same.
+ */
+static bool shrunk(const struct bview *v, uint64_t end)
+{
+	uint64_t size;
+	return src_current_size(v->root, &v->id, &size) && end > size;
+}
+
 /* Reply with len bytes at pos of the source of view v, which the caller pins. */
 static void reply_range(fuse_req_t req, struct bview *v, uint64_t pos, size_t len)
 {
 	pfelf_ref ref;
-	if (pfelf_get_ref(v->f, pos, len, &ref) < 0) {
+	if (pfelf_get_ref(v->f, pos, len, &ref) < 0 || (ref.ptr && shrunk(v, pos + len))) {
 		fuse_reply_err(req, EIO);
 		return;
 	}

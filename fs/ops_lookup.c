@@ -24,8 +24,8 @@ static int classify(struct node *dir, const char *name, struct stat *st)
 	if (src_is_mountpoint(dir, name))
 		return -ENOENT;
 	int fd = dir->parent ? src_open_dir(dir, O_PATH) : elffs.srcfd;
-	if (fd < 0)
-		return fd;
+	if (fd < 0) /* the directory itself is gone or is something else now */
+		return fd == -ENOMEM || fd == -EMFILE || fd == -ENFILE ? fd : -ENOENT;
 	int ret = fstatat(fd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 	if (ret == 0)
 		ret = probe_classify(fd, name, st);
@@ -148,13 +148,17 @@ static bool is_bin_child(const char *name)
 	       meta_is_bin_child(name);
 }
 
-/* Lookup inside a binary: in its root, sections/ or segments/. */
+/*
+ * Lookup inside a binary: in its root, sections/ or segments/, always in
+ * the binary's current view (a directory node of an older generation the
+ * kernel still holds gets children of the current one).
+ */
 static int lookup_view(struct node *dir, const char *name, struct node **out)
 {
 	if (dir->kind == NK_BIN && !is_bin_child(name))
 		return -ENOENT;
 	struct bview *v;
-	int ret = check_view(dir, &v);
+	int ret = check_current_view(dir->broot, &v);
 	if (ret < 0)
 		return ret;
 	errno = ENOMEM;
@@ -177,8 +181,11 @@ static int lookup_in(struct node *dir, const char *name, struct node **out)
 		return -ENAMETOOLONG;
 	if (!node_is_dir(dir))
 		return -ENOTDIR;
+	/* A directory of SOURCE is looked into by its path even when its node
+	 * went stale (what is there now answers); inside a binary, by the
+	 * binary's current view unless the binary is gone. */
 	int ret = check_node(dir);
-	if (ret < 0)
+	if (ret == -ENOENT && dir->kind != NK_DIR)
 		return ret;
 	return dir->kind == NK_DIR ? lookup_source(dir, name, out) : lookup_view(dir, name, out);
 }

@@ -145,6 +145,23 @@ ssize_t src_readlink(const struct node *n, char *buf, size_t size)
 	return len;
 }
 
+bool src_current_size(const struct node *n, const pfelf_identity *id, uint64_t *size)
+{
+	char buf[PATH_MAX];
+	const char *path = elffs.single_name;
+	if (n->parent) {
+		if (rel_path(n, buf, sizeof(buf)) < 0)
+			return false;
+		path = buf;
+	}
+	struct stat st;
+	if (!path || fstatat(elffs.srcfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    (uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino)
+		return false;
+	*size = (uint64_t)st.st_size;
+	return true;
+}
+
 void src_identity(const struct stat *st, pfelf_identity *id)
 {
 	memset(id, 0, sizeof(*id));

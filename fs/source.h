@@ -46,6 +46,13 @@ ssize_t src_readlink(const struct node *n, char *buf, size_t size);
  */
 bool src_is_mountpoint(const struct node *dir, const char *name);
 
+/*
+ * The size now of the file of binary node n, when the path still leads to
+ * the file (dev, ino) of id: true and *size; false otherwise (replaced or
+ * gone: that file can no longer change through SOURCE).
+ */
+bool src_current_size(const struct node *n, const pfelf_identity *id, uint64_t *size);
+
 /* The identity of a stat result (what the shared-mapping registry keys on). */
 void src_identity(const struct stat *st, pfelf_identity *id);
 
