@@ -133,18 +133,16 @@ int pfelf__parse_header(pfelf_file *f)
 	uint8_t b[EHDR64_SIZE];
 	if (f->size < 16)
 		return -ENOEXEC;
-	int ret = pfelf__read_range(f, 0, b, 16);
+	size_t have = f->size < EHDR64_SIZE ? (size_t)f->size : EHDR64_SIZE;
+	int ret = pfelf__read_range(f, 0, b, have); /* one copy for ident and header */
 	if (ret < 0)
 		return ret;
 	ret = check_ident(f, b);
 	if (ret < 0)
 		return ret;
 	size_t need = f->is64 ? EHDR64_SIZE : EHDR32_SIZE;
-	if (f->size < need)
+	if (have < need)
 		return -EINVAL;
-	ret = pfelf__read_range(f, 0, b, need);
-	if (ret < 0)
-		return ret;
 	decode_ehdr(f, b, need);
 	if (f->eh.version != 1 || f->eh.ehsize < need || f->eh.ehsize > f->size)
 		return -EINVAL;

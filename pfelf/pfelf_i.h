@@ -124,7 +124,8 @@ struct pfelf_file {
 	char *shstr;    /* copy of the name table, NUL-guarded */
 	size_t shstr_len;
 	_Atomic int byname_state;
-	uint32_t *byname; /* section indexes sorted by (name, index) */
+	_Atomic unsigned byname_calls; /* the first lookup scans instead of sorting */
+	uint32_t *byname;              /* section indexes sorted by (name, index) */
 	_Atomic int ph_state;
 	pfelf_phdr *ph; /* phnum entries */
 

@@ -152,6 +152,18 @@ static int load_byname(pfelf_file *f)
 	return 0;
 }
 
+static int scan_by_name(pfelf_file *f, uint32_t n, const char *name, const pfelf_shdr **out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const pfelf_shdr *s = &f->sh[i];
+		if (!(s->status & PFELF_ST_BAD_NAME) && strcmp(s->name, name) == 0) {
+			*out = s;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name, const pfelf_shdr **out)
 {
 	int n = pfelf_section_count(f);
@@ -159,6 +171,10 @@ PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name, const pfelf
 		return n;
 	if (!name)
 		return -EINVAL;
+	/* The first lookup scans (cheaper than sorting for one question); the
+	 * second builds the sorted index that every later one uses. */
+	if (atomic_fetch_add_explicit(&f->byname_calls, 1, memory_order_relaxed) == 0)
+		return scan_by_name(f, (uint32_t)n, name, out);
 	int ret = pfelf__load_once(f, &f->byname_state, load_byname);
 	if (ret < 0)
 		return ret;
