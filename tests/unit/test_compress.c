@@ -6,7 +6,7 @@
  * (found with readelf -S, read with pread). Then sizes that do not match,
  * a buffer below the bound, and corrupt streams.
  */
-#include "backends.h"
+#include "meta_helpers.h"
 #include "readelf_parse.h"
 
 #include "meta_i.h"
@@ -15,24 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static const char *meta_fixture(const char *name)
-{
-	static __thread char path[4096];
-	const char *dir = getenv("ELFFS_META_FIXTURES");
-	if (!dir)
-		fail_msg("ELFFS_META_FIXTURES is not set");
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (access(path, R_OK) != 0)
-		fail_msg("meta fixture %s is missing", path);
-	return path;
-}
-
-static void meta_close(struct tb_handle *h)
-{
-	tb_close(h);
-}
 
 /* The name of a section once decompressed: .zdebug_x is .debug_x. */
 static void plain_name(const char *name, char *out, size_t len)
@@ -47,7 +29,7 @@ static void check_file(const char *name, uint32_t want_type, bool legacy, enum t
                        unsigned *sections, uint64_t *bytes)
 {
 	char path[4096], dec[4200];
-	snprintf(path, sizeof(path), "%s", meta_fixture(name));
+	snprintf(path, sizeof(path), "%s", tb_meta_fixture(name));
 	snprintf(dec, sizeof(dec), "%s.dec", path);
 	struct re_file rf, rd;
 	re_load(path, &rf);
@@ -91,7 +73,7 @@ static void check_file(const char *name, uint32_t want_type, bool legacy, enum t
 	}
 	assert_true(compressed >= 3);
 	*sections += compressed;
-	meta_close(&h);
+	tb_close(&h);
 	re_file_free(&rf);
 	re_file_free(&rd);
 }
@@ -125,7 +107,7 @@ struct hostile {
 
 static void load_hostile(const char *name, const char *sname, struct hostile *x)
 {
-	const char *path = meta_fixture(name);
+	const char *path = tb_meta_fixture(name);
 	struct re_file rf;
 	re_load(path, &rf);
 	long i = re_find_section(&rf, sname);
@@ -145,7 +127,7 @@ static ssize_t decompress_copy(const struct hostile *x, const uint8_t *bytes, en
 	uint8_t *out = malloc(bound + 1);
 	ssize_t ret = pfelf_section_decompress(h.f, x->index, out, bound);
 	free(out);
-	meta_close(&h);
+	tb_close(&h);
 	return ret;
 }
 

@@ -6,37 +6,16 @@
  * CRC-32 of the debug file computed by python's zlib; .gnu_debugaltlink
  * against the bytes the fixture script wrote.
  */
-#include "backends.h"
+#include "meta_helpers.h"
 
 #include "meta_i.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu"
-
-static const char *meta_fixture(const char *name)
-{
-	static __thread char path[4096];
-	const char *dir = getenv("ELFFS_META_FIXTURES");
-	if (!dir)
-		fail_msg("ELFFS_META_FIXTURES is not set");
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (access(path, R_OK) != 0)
-		fail_msg("meta fixture %s is missing", path);
-	return path;
-}
-
-/* pfelf_close() frees the metadata tables too (ASan checks it). */
-static void meta_close(struct tb_handle *h)
-{
-	tb_close(h);
-}
 
 struct walk {
 	struct tb_handle h;
@@ -56,7 +35,7 @@ static void end_file(struct walk *w)
 	else
 		assert_ret(pfelf_dynamic_count(w->h.f), 0);
 	assert_ret(pfelf_needed_count(w->h.f), w->needed_seen);
-	meta_close(&w->h);
+	tb_close(&w->h);
 	w->open = false;
 }
 
@@ -112,11 +91,9 @@ static void entry_line(struct walk *w, const char *line)
 	w->names++;
 }
 
-static void walk_line(struct walk *w, char *line)
+static void walk_line(char *line, void *arg)
 {
-	size_t len = strlen(line);
-	if (len && line[len - 1] == '\n')
-		line[--len] = 0;
+	struct walk *w = arg;
 	int n;
 	if (strncmp(line, "File: ", 6) == 0)
 		start_file(w, line + 6);
@@ -129,76 +106,30 @@ static void walk_line(struct walk *w, char *line)
 		entry_line(w, line);
 }
 
-static struct {
-	char **v;
-	size_t n, cap;
-} list;
-
-static void add(const char *path)
-{
-	if (list.n == list.cap) {
-		list.cap = list.cap ? list.cap * 2 : 256;
-		list.v = realloc(list.v, list.cap * sizeof(*list.v));
-	}
-	list.v[list.n++] = strdup(path);
-}
-
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)ftw;
-	unsigned char m[4];
-	if (type != FTW_F || !S_ISREG(st->st_mode))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	if (read(fd, m, 4) == 4 && memcmp(m, "\177ELF", 4) == 0)
-		add(path);
-	close(fd);
-	return 0;
-}
-
 static void test_readelf_dynamic(void **state)
 {
 	(void)state;
 	double t0 = tb_now();
-	assert_int_equal(nftw(LIBDIR, walk_cb, 32, FTW_PHYS), 0);
+	struct tb_paths list = {0};
+	tb_elf_list(&list, LIBDIR);
 	const char *fx[] = {
 	        "exec",  "pie", "libshared.so", "noshdr", "s390x-libc.so.6", "armhf-libc.so.6",
 	        "many.o"};
 	for (size_t i = 0; i < sizeof(fx) / sizeof(fx[0]); i++)
-		add(tb_fixture(fx[i]));
+		tb_paths_add(&list, tb_fixture(fx[i]));
 	const char *mfx[] = {"libmeta.so", "user-rpath", "user-runpath", "zexec"};
 	for (size_t i = 0; i < sizeof(mfx) / sizeof(mfx[0]); i++)
-		add(meta_fixture(mfx[i]));
-	char *lpath = tb_write_tmp("dynlist", "", 0);
-	FILE *lf = fopen(lpath, "w");
-	for (size_t i = 0; i < list.n; i++)
-		fwrite(list.v[i], 1, strlen(list.v[i]) + 1, lf);
-	fclose(lf);
-	char cmd[8192];
-	snprintf(cmd, sizeof(cmd), "LC_ALL=C xargs -0 -a '%s' readelf -dW -- 2>/dev/null", lpath);
-	FILE *pipe = popen(cmd, "r");
-	assert_non_null(pipe);
+		tb_paths_add(&list, tb_meta_fixture(mfx[i]));
 	struct walk w = {0};
-	char *line = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, pipe) >= 0)
-		walk_line(&w, line);
+	tb_readelf_lines(&list, "-dW", walk_line, &w);
 	end_file(&w);
 	free(w.path);
-	free(line);
-	pclose(pipe);
-	unlink(lpath);
-	free(lpath);
 	print_message("dynamic: %u files, %u entries counted, %u NEEDED, %u names "
 	              "(NEEDED/SONAME/RPATH/RUNPATH), %u FLAGS_1 equal to readelf -d (%.1f s)\n",
 	              w.files, w.entries, w.needed, w.names, w.flags, tb_now() - t0);
 	assert_int_equal(w.files, list.n);
 	assert_true(w.needed > 1000 && w.names > 2000);
-	for (size_t i = 0; i < list.n; i++)
-		free(list.v[i]);
-	free(list.v);
+	tb_paths_free(&list);
 }
 
 /* What readelf -lW says after "[Requesting program interpreter: ". */
@@ -220,9 +151,12 @@ static char *readelf_interp(const char *path)
 static void test_interpreter(void **state)
 {
 	enum tb_backend b = TB_STATE_BACKEND(state);
-	const char *files[] = {tb_fixture("exec"),           tb_fixture("pie"),
-	                       tb_fixture("libshared.so"),   tb_fixture("noshdr"),
-	                       meta_fixture("user-runpath"), tb_fixture("many.o"),
+	const char *files[] = {tb_fixture("exec"),
+	                       tb_fixture("pie"),
+	                       tb_fixture("libshared.so"),
+	                       tb_fixture("noshdr"),
+	                       tb_meta_fixture("user-runpath"),
+	                       tb_fixture("many.o"),
 	                       LIBDIR "/libc.so.6"};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct tb_handle h;
@@ -237,7 +171,7 @@ static void test_interpreter(void **state)
 			assert_ret(ret, -ENOENT);
 		}
 		free(want);
-		meta_close(&h);
+		tb_close(&h);
 	}
 }
 
@@ -245,7 +179,7 @@ static void test_debuglink(void **state)
 {
 	enum tb_backend b = TB_STATE_BACKEND(state);
 	char cmd[8192];
-	char *q = tb_shell_quote(meta_fixture("debuglinked"));
+	char *q = tb_shell_quote(tb_meta_fixture("debuglinked"));
 	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=links %s", q);
 	free(q);
 	size_t n;
@@ -260,7 +194,7 @@ static void test_debuglink(void **state)
 	sscanf(p, "CRC value: %x", &crc);
 	free(out);
 	/* python's zlib computes the debug file's CRC independently */
-	q = tb_shell_quote(meta_fixture("debug.dbg"));
+	q = tb_shell_quote(tb_meta_fixture("debug.dbg"));
 	snprintf(cmd, sizeof(cmd),
 	         "python3 -c 'import sys, zlib; print(zlib.crc32(open(sys.argv[1], "
 	         "\"rb\").read()))' "
@@ -274,30 +208,30 @@ static void test_debuglink(void **state)
 	struct tb_handle h, d;
 	const char *got;
 	uint32_t got_crc, dbg_crc;
-	tb_open_ok(meta_fixture("debuglinked"), b, &h);
+	tb_open_ok(tb_meta_fixture("debuglinked"), b, &h);
 	assert_ret(pfelf_debuglink(h.f, &got, &got_crc), 0);
 	assert_string_equal(got, name);
 	assert_string_equal(got, "debug.dbg");
 	assert_int_equal(got_crc, crc);
 	const uint8_t *id;
 	assert_ret(pfelf_debugaltlink(h.f, &got, &id), -ENOENT);
-	meta_close(&h);
-	tb_open_ok(meta_fixture("debug.dbg"), b, &d);
+	tb_close(&h);
+	tb_open_ok(tb_meta_fixture("debug.dbg"), b, &d);
 	assert_ret(pfelf_file_crc32(d.f, &dbg_crc), 0);
 	assert_int_equal(dbg_crc, file_crc);
 	assert_int_equal(dbg_crc, crc);
 	assert_ret(pfelf_debuglink(d.f, &got, &got_crc), -ENOENT);
-	meta_close(&d);
+	tb_close(&d);
 
 	size_t alen;
-	uint8_t *alt = tb_slurp(meta_fixture("altlink.bin"), &alen);
-	tb_open_ok(meta_fixture("altlinked"), b, &h);
+	uint8_t *alt = tb_slurp(tb_meta_fixture("altlink.bin"), &alen);
+	tb_open_ok(tb_meta_fixture("altlinked"), b, &h);
 	int idlen = pfelf_debugaltlink(h.f, &got, &id);
 	assert_string_equal(got, (const char *)alt);
 	assert_int_equal(idlen, alen - strlen((const char *)alt) - 1);
 	assert_memory_equal(id, alt + strlen((const char *)alt) + 1, (size_t)idlen);
 	free(alt);
-	meta_close(&h);
+	tb_close(&h);
 }
 
 int main(void)

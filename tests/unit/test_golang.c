@@ -5,7 +5,7 @@
  * headers; the pre-1.18 pointer format and the 1.18+ inline format in
  * files written here byte by byte; files that are not Go.
  */
-#include "backends.h"
+#include "meta_helpers.h"
 #include "synth.h"
 
 #include "meta_i.h"
@@ -14,28 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static const char *meta_fixture(const char *name)
-{
-	static __thread char path[4096];
-	const char *dir = getenv("ELFFS_META_FIXTURES");
-	if (!dir)
-		fail_msg("ELFFS_META_FIXTURES is not set");
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
-}
 
 /* The Go fixtures are left out only when the machine has no go tool. */
 static void need_go(void)
 {
-	if (access(meta_fixture("hello"), R_OK) != 0)
+	if (!tb_meta_has("hello"))
 		skip();
-}
-
-static void meta_close(struct tb_handle *h)
-{
-	tb_close(h);
 }
 
 /* "FILE: go1.19.8" from the go tool, without "FILE: ". */
@@ -61,7 +45,7 @@ static void test_go_version(void **state)
 	need_go();
 	const char *files[] = {"hello", "hello-noshdr"};
 	for (int i = 0; i < 2; i++) {
-		const char *path = meta_fixture(files[i]);
+		const char *path = tb_meta_path(files[i]);
 		char *want = go_version_of(path);
 		struct tb_handle h;
 		char ver[64], id[256];
@@ -73,7 +57,7 @@ static void test_go_version(void **state)
 		print_message("%s: %s (go version agrees), build id %.20s...\n", files[i], ver, id);
 		assert_ret(pfelf_go_version(h.f, ver, 4), -ENOSPC);
 		free(want);
-		meta_close(&h);
+		tb_close(&h);
 	}
 }
 
@@ -81,30 +65,21 @@ static void test_pclntab(void **state)
 {
 	enum tb_backend b = TB_STATE_BACKEND(state);
 	need_go();
-	char cmd[4096];
-	char *q = tb_shell_quote(meta_fixture("hello"));
-	snprintf(cmd, sizeof(cmd), "readelf -SW %s | sed -n 's/^ *\\[ *[0-9]*\\] .gopclntab *//p'",
-	         q);
-	free(q);
-	size_t n;
-	char *out = tb_run(cmd, &n);
-	unsigned long long addr, off, size;
-	char type[32];
-	assert_int_equal(sscanf(out, "%31s %llx %llx %llx", type, &addr, &off, &size), 4);
-	free(out);
+	uint64_t off, size;
+	tb_section_range(tb_meta_path("hello"), ".gopclntab", &off, &size);
 	struct tb_handle h;
 	uint64_t o, s;
-	tb_open_ok(meta_fixture("hello"), b, &h);
+	tb_open_ok(tb_meta_path("hello"), b, &h);
 	assert_ret(pfelf_go_pclntab(h.f, &o, &s), 0);
 	assert_int_equal(o, off);
 	assert_int_equal(s, size);
-	meta_close(&h);
-	tb_open_ok(meta_fixture("hello-noshdr"), b, &h);
+	tb_close(&h);
+	tb_open_ok(tb_meta_path("hello-noshdr"), b, &h);
 	assert_ret(pfelf_section_count(h.f), 0);
 	assert_ret(pfelf_go_pclntab(h.f, &o, &s), 0);
 	assert_int_equal(o, off); /* found by scanning the read-only PT_LOAD */
 	assert_true(s >= size);
-	meta_close(&h);
+	tb_close(&h);
 }
 
 static void test_not_go(void **state)
@@ -122,7 +97,7 @@ static void test_not_go(void **state)
 		assert_ret(pfelf_go_build_id(h.f, ver, sizeof(ver)), -ENOENT);
 		int ret = pfelf_go_pclntab(h.f, &o, &s);
 		assert_true(ret == -ENOENT);
-		meta_close(&h);
+		tb_close(&h);
 	}
 }
 
@@ -169,12 +144,12 @@ static void test_pointer_format(void **state)
 		assert_ret(pfelf_is_go(h.f), 1);
 		assert_ret(pfelf_go_version(h.f, ver, sizeof(ver)), 8);
 		assert_string_equal(ver, "go1.12.5");
-		meta_close(&h);
+		tb_close(&h);
 		/* a string header that points outside every PT_LOAD */
 		tb_put(seg + 0x40, 8, be, 0x7000000);
 		assert_ret(tb_open_bytes(buf, len, b, &h), 0);
 		assert_ret(pfelf_go_version(h.f, ver, sizeof(ver)), -EINVAL);
-		meta_close(&h);
+		tb_close(&h);
 		free(buf);
 	}
 }
@@ -193,17 +168,17 @@ static void test_inline_format(void **state)
 	assert_ret(tb_open_bytes(buf, len, b, &h), 0);
 	assert_ret(pfelf_go_version(h.f, ver, sizeof(ver)), 9);
 	assert_string_equal(ver, "go1.18.10");
-	meta_close(&h);
+	tb_close(&h);
 	/* a length that runs past the segment, an endless varint */
 	seg[32] = 0xff;
 	seg[33] = 0x7f;
 	assert_ret(tb_open_bytes(buf, len, b, &h), 0);
 	assert_ret(pfelf_go_version(h.f, ver, sizeof(ver)), -EINVAL);
-	meta_close(&h);
+	tb_close(&h);
 	memset(seg + 32, 0xff, 0x200 - 32);
 	assert_ret(tb_open_bytes(buf, len, b, &h), 0);
 	assert_ret(pfelf_go_version(h.f, ver, sizeof(ver)), -EINVAL);
-	meta_close(&h);
+	tb_close(&h);
 	free(buf);
 }
 

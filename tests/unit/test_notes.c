@@ -4,40 +4,16 @@
  * x86 GNU properties, the Go build id; a core file made by gcore against
  * what /proc said about the process; hostile notes.
  */
-#include "backends.h"
+#include "meta_helpers.h"
 
 #include "meta_i.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu"
-
-static const char *meta_fixture(const char *name)
-{
-	static __thread char path[4096];
-	const char *dir = getenv("ELFFS_META_FIXTURES");
-	if (!dir)
-		fail_msg("ELFFS_META_FIXTURES is not set");
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
-}
-
-static bool meta_has(const char *name)
-{
-	return access(meta_fixture(name), R_OK) == 0;
-}
-
-/* pfelf_close() frees the metadata tables too (ASan checks it). */
-static void meta_close(struct tb_handle *h)
-{
-	tb_close(h);
-}
 
 /* ------------------------------------------------------ readelf -n */
 
@@ -48,6 +24,7 @@ struct walk {
 	unsigned files, notes, build_ids, props, go_ids;
 	int index; /* next pfelf note to compare */
 	bool saw_build_id;
+	bool go_next; /* the last note was a Go build id: its description follows */
 	FILE *list;
 };
 
@@ -61,7 +38,7 @@ static void end_file(struct walk *w)
 	const uint8_t *id;
 	if (!w->saw_build_id && pfelf_build_id(w->h.f, &id) != -ENOENT)
 		fail_msg("%s: pfelf finds a build id, readelf printed none", w->path);
-	meta_close(&w->h);
+	tb_close(&w->h);
 	w->open = false;
 }
 
@@ -178,61 +155,31 @@ static void go_desc_line(struct walk *w, const char *line)
 	w->go_ids++;
 }
 
-static void walk_line(struct walk *w, char *line, bool *go_next)
+static void walk_line(char *line, void *arg)
 {
-	size_t len = strlen(line);
-	if (len && line[len - 1] == '\n')
-		line[--len] = 0;
+	struct walk *w = arg;
 	const char *p;
 	if (strncmp(line, "File: ", 6) == 0)
 		start_file(w, line + 6);
 	else if (!w->open)
 		return;
 	else if (note_line(w, line))
-		*go_next = strstr(line, "GO BUILDID") != NULL;
+		w->go_next = strstr(line, "GO BUILDID") != NULL;
 	else if ((p = strstr(line, "Build ID: ")) != NULL)
 		build_id_line(w, p + 10);
-	else if (*go_next && (p = strstr(line, "description data: ")) != NULL) {
+	else if (w->go_next && (p = strstr(line, "description data: ")) != NULL) {
 		go_desc_line(w, p + 18);
-		*go_next = false;
+		w->go_next = false;
 	} else
 		property_line(w, line);
-}
-
-static struct {
-	char **v;
-	size_t n, cap;
-} list;
-
-static void add(const char *path)
-{
-	if (list.n == list.cap) {
-		list.cap = list.cap ? list.cap * 2 : 256;
-		list.v = realloc(list.v, list.cap * sizeof(*list.v));
-	}
-	list.v[list.n++] = strdup(path);
-}
-
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)ftw;
-	unsigned char m[4];
-	if (type != FTW_F || !S_ISREG(st->st_mode))
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	if (read(fd, m, 4) == 4 && memcmp(m, "\177ELF", 4) == 0)
-		add(path);
-	close(fd);
-	return 0;
 }
 
 static void test_readelf_notes(void **state)
 {
 	(void)state;
 	double t0 = tb_now();
-	assert_int_equal(nftw(LIBDIR, walk_cb, 32, FTW_PHYS), 0);
+	struct tb_paths list = {0};
+	tb_elf_list(&list, LIBDIR);
 	const char *fx[] = {"exec",
 	                    "pie",
 	                    "libshared.so",
@@ -242,40 +189,21 @@ static void test_readelf_notes(void **state)
 	                    "armhf-libc.so.6",
 	                    "many.o"};
 	for (size_t i = 0; i < sizeof(fx) / sizeof(fx[0]); i++)
-		add(tb_fixture(fx[i]));
+		tb_paths_add(&list, tb_fixture(fx[i]));
 	const char *mfx[] = {"hello", "hello-noshdr", "libmeta.so", "core.threads", "zexec"};
 	for (size_t i = 0; i < sizeof(mfx) / sizeof(mfx[0]); i++)
-		if (meta_has(mfx[i]))
-			add(meta_fixture(mfx[i]));
-	char *lpath = tb_write_tmp("notelist", "", 0);
-	FILE *lf = fopen(lpath, "w");
-	for (size_t i = 0; i < list.n; i++)
-		fwrite(list.v[i], 1, strlen(list.v[i]) + 1, lf);
-	fclose(lf);
-	char cmd[8192];
-	snprintf(cmd, sizeof(cmd), "LC_ALL=C xargs -0 -a '%s' readelf -n -- 2>/dev/null", lpath);
-	FILE *pipe = popen(cmd, "r");
-	assert_non_null(pipe);
+		if (tb_meta_has(mfx[i]))
+			tb_paths_add(&list, tb_meta_path(mfx[i]));
 	struct walk w = {0};
-	char *line = NULL;
-	size_t cap = 0;
-	bool go_next = false;
-	while (getline(&line, &cap, pipe) >= 0)
-		walk_line(&w, line, &go_next);
+	tb_readelf_lines(&list, "-n", walk_line, &w);
 	end_file(&w);
 	free(w.path);
-	free(line);
-	pclose(pipe);
-	unlink(lpath);
-	free(lpath);
 	print_message("notes: %u files, %u notes (owner, size, order) equal to readelf -n, "
 	              "%u build ids, %u x86 properties, %u Go build ids (%.1f s)\n",
 	              w.files, w.notes, w.build_ids, w.props, w.go_ids, tb_now() - t0);
 	assert_int_equal(w.files, list.n);
 	assert_true(w.build_ids > 1000 && w.props > 100);
-	for (size_t i = 0; i < list.n; i++)
-		free(list.v[i]);
-	free(list.v);
+	tb_paths_free(&list);
 }
 
 /* ------------------------------------------------------------- core */
@@ -283,20 +211,20 @@ static void test_readelf_notes(void **state)
 static void test_core(void **state)
 {
 	enum tb_backend b = TB_STATE_BACKEND(state);
-	if (!meta_has("core.threads"))
+	if (!tb_meta_has("core.threads"))
 		skip(); /* no gcore on this machine */
 	size_t n;
-	char *tasks = tb_slurp(meta_fixture("core.tasks"), &n);
+	char *tasks = tb_slurp(tb_meta_path("core.tasks"), &n);
 	int want_threads = atoi(tasks);
 	free(tasks);
 	struct tb_handle h;
-	tb_open_ok(meta_fixture("core.threads"), b, &h);
+	tb_open_ok(tb_meta_path("core.threads"), b, &h);
 	assert_int_equal(want_threads, 4);
 	assert_ret(pfelf_core_thread_count(h.f), want_threads);
 	int count = pfelf_core_file_count(h.f);
 	assert_true(count > 0);
 	/* every file mapping /proc listed is in NT_FILE */
-	char *maps = tb_slurp(meta_fixture("core.maps"), &n);
+	char *maps = tb_slurp(tb_meta_path("core.maps"), &n);
 	unsigned found = 0, listed = 0;
 	for (char *line = strtok(maps, "\n"); line; line = strtok(NULL, "\n")) {
 		unsigned long long start, end, off, inode;
@@ -325,28 +253,10 @@ static void test_core(void **state)
 	assert_int_equal((unsigned)count, listed);
 	pfelf_core_file cf;
 	assert_ret(pfelf_core_file_get(h.f, (uint32_t)count, &cf), -ENOENT);
-	meta_close(&h);
+	tb_close(&h);
 }
 
 /* ---------------------------------------------------------- hostile */
-
-static void section_of(const char *path, const char *name, uint64_t *off, uint64_t *size)
-{
-	char cmd[4096];
-	char *q = tb_shell_quote(path);
-	snprintf(cmd, sizeof(cmd), "readelf -SW %s | sed -n 's/^ *\\[ *[0-9]*\\] %s *//p'", q,
-	         name);
-	free(q);
-	size_t n;
-	char *out = tb_run(cmd, &n);
-	unsigned long long addr, o, s;
-	char type[64];
-	if (sscanf(out, "%63s %llx %llx %llx", type, &addr, &o, &s) != 4)
-		fail_msg("no section %s in %s", name, path);
-	free(out);
-	*off = o;
-	*size = s;
-}
 
 /* Name and descriptor sizes past the note's section: the note is dropped. */
 static void test_hostile_notes(void **state)
@@ -354,7 +264,7 @@ static void test_hostile_notes(void **state)
 	enum tb_backend b = TB_STATE_BACKEND(state);
 	const char *path = tb_fixture("exec");
 	uint64_t off, size;
-	section_of(path, ".note.gnu.build-id", &off, &size);
+	tb_section_range(path, ".note.gnu.build-id", &off, &size);
 	size_t len;
 	uint8_t *buf = tb_slurp(path, &len);
 	struct tb_handle h;
@@ -362,7 +272,7 @@ static void test_hostile_notes(void **state)
 	tb_open_ok(path, b, &h);
 	int notes = pfelf_note_count(h.f);
 	assert_ret(pfelf_build_id(h.f, &id), 20);
-	meta_close(&h);
+	tb_close(&h);
 	const uint32_t bad[] = {0xffffffffu, (uint32_t)size, 0x7ffffff0u};
 	for (int field = 0; field < 2; field++) {
 		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
@@ -372,7 +282,7 @@ static void test_hostile_notes(void **state)
 			assert_ret(tb_open_bytes(copy, len, b, &h), 0);
 			assert_ret(pfelf_note_count(h.f), notes - 1);
 			assert_ret(pfelf_build_id(h.f, &id), -ENOENT);
-			meta_close(&h);
+			tb_close(&h);
 			free(copy);
 		}
 	}

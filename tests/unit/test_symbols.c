@@ -7,79 +7,22 @@
  * SHN_XINDEX object, and hostile tables (looping and overlong chains,
  * counts past the end, names without NUL).
  */
-#include "backends.h"
+#include "meta_helpers.h"
 
 #include "meta_i.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define LIBDIR    "/usr/lib/x86_64-linux-gnu"
 #define LINE_MAX_ (1 << 16)
 #define SHOW_MAX  20
 
-static const char *meta_fixture(const char *name)
-{
-	static __thread char path[4096];
-	const char *dir = getenv("ELFFS_META_FIXTURES");
-	if (!dir)
-		fail_msg("ELFFS_META_FIXTURES is not set");
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (access(path, R_OK) != 0)
-		fail_msg("meta fixture %s is missing", path);
-	return path;
-}
-
-/* pfelf_close() frees the metadata tables too (ASan checks it). */
-static void meta_close(struct tb_handle *h)
-{
-	tb_close(h);
-}
-
 /* ------------------------------------------------------- file list */
 
-struct paths {
-	char **v;
-	size_t n, cap;
-};
-
-static void add_path(struct paths *p, const char *path)
-{
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 256;
-		p->v = realloc(p->v, p->cap * sizeof(*p->v));
-		assert_non_null(p->v);
-	}
-	p->v[p->n++] = strdup(path);
-}
-
-static struct paths *walk_paths;
-
-static int is_elf(const char *path)
-{
-	unsigned char m[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, m, 4);
-	close(fd);
-	return n == 4 && memcmp(m, "\177ELF", 4) == 0;
-}
-
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)ftw;
-	if (type == FTW_F && S_ISREG(st->st_mode) && is_elf(path))
-		add_path(walk_paths, path);
-	return 0;
-}
-
-static void fixture_paths(struct paths *p)
+static void fixture_paths(struct tb_paths *p)
 {
 	static const char *const local[] = {
 	        "exec",         "pie",        "libshared.so",    "many.o",          "names.o",
@@ -88,16 +31,9 @@ static void fixture_paths(struct paths *p)
 	static const char *const meta[] = {"libmeta.so", "user-rpath", "xindex.o",
 	                                   "zexec",      "zstd.o",     "debuglinked"};
 	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
-		add_path(p, tb_fixture(local[i]));
+		tb_paths_add(p, tb_fixture(local[i]));
 	for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
-		add_path(p, meta_fixture(meta[i]));
-}
-
-static void free_paths(struct paths *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		free(p->v[i]);
-	free(p->v);
+		tb_paths_add(p, tb_meta_fixture(meta[i]));
 }
 
 /* ------------------------------------------------- readelf's line */
@@ -201,7 +137,7 @@ static void end_file(struct walk *w)
 		fail_msg("%s: readelf listed %ld symbols, expected %ld", w->path, w->seen,
 		         w->expect);
 	check_hash(w);
-	meta_close(&w->h);
+	tb_close(&w->h);
 	w->open = false;
 }
 
@@ -258,11 +194,9 @@ static void compare_symbol(struct walk *w, const char *line)
 	}
 }
 
-static void walk_line(struct walk *w, char *line)
+static void walk_line(char *line, void *arg)
 {
-	size_t len = strlen(line);
-	if (len && line[len - 1] == '\n')
-		line[--len] = 0;
+	struct walk *w = arg;
 	if (strncmp(line, "File: ", 6) == 0)
 		start_file(w, line + 6);
 	else if (strncmp(line, "Symbol table '", 14) == 0)
@@ -272,39 +206,21 @@ static void walk_line(struct walk *w, char *line)
 		compare_symbol(w, line);
 }
 
-static void run_oracle(struct paths *p, struct walk *w)
+static void run_oracle(struct tb_paths *p, struct walk *w)
 {
-	char *list = tb_write_tmp("symlist", "", 0);
-	FILE *lf = fopen(list, "w");
-	assert_non_null(lf);
-	for (size_t i = 0; i < p->n; i++)
-		fwrite(p->v[i], 1, strlen(p->v[i]) + 1, lf);
-	fclose(lf);
-	char cmd[8192];
-	snprintf(cmd, sizeof(cmd), "LC_ALL=C xargs -0 -a '%s' readelf -sW -- 2>/dev/null", list);
-	FILE *pipe = popen(cmd, "r");
-	assert_non_null(pipe);
-	char *line = NULL;
-	size_t cap = 0;
 	w->line = malloc(LINE_MAX_);
-	while (getline(&line, &cap, pipe) >= 0)
-		walk_line(w, line);
+	tb_readelf_lines(p, "-sW", walk_line, w);
 	end_file(w);
 	free(w->path);
-	free(line);
 	free(w->line);
-	pclose(pipe);
-	unlink(list);
-	free(list);
 }
 
 static void test_readelf_all(void **state)
 {
 	(void)state;
-	struct paths p = {0};
-	walk_paths = &p;
+	struct tb_paths p = {0};
 	double t0 = tb_now();
-	assert_int_equal(nftw(LIBDIR, walk_cb, 32, FTW_PHYS), 0);
+	tb_elf_list(&p, LIBDIR);
 	size_t nlib = p.n;
 	fixture_paths(&p);
 	struct walk w = {.kind = -1};
@@ -319,7 +235,7 @@ static void test_readelf_all(void **state)
 	assert_true(w.symbols > 100000);
 	assert_true(w.lookups > 10000);
 	assert_int_equal(w.mismatches, 0);
-	free_paths(&p);
+	tb_paths_free(&p);
 }
 
 /* ------------------------------------------------ indexes vs scans */
@@ -412,15 +328,15 @@ static void test_indexes(void **state)
 	                       tb_fixture("many.o"),
 	                       tb_fixture("s390x-libc.so.6"),
 	                       tb_fixture("armhf-libc.so.6"),
-	                       meta_fixture("libmeta.so"),
-	                       meta_fixture("zexec"),
+	                       tb_meta_fixture("libmeta.so"),
+	                       tb_meta_fixture("zexec"),
 	                       LIBDIR "/libc.so.6"};
 	unsigned checks = 0;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct tb_handle h;
 		tb_open_ok(files[i], b, &h);
 		checks += check_indexes(h.f, files[i]);
-		meta_close(&h);
+		tb_close(&h);
 	}
 	print_message("indexes (%s): %u name and address lookups equal to linear scans\n",
 	              tb_backend_label(b), checks);
@@ -434,7 +350,7 @@ static void test_versions(void **state)
 	struct tb_handle h;
 	pfelf_sym s;
 	char name[256];
-	tb_open_ok(meta_fixture("libmeta.so"), b, &h);
+	tb_open_ok(tb_meta_fixture("libmeta.so"), b, &h);
 	assert_ret(pfelf_symbol_lookup(h.f, "meta_versioned", &s), 0);
 	assert_int_equal(s.ver_kind, PFELF_VER_DEFAULT);
 	assert_string_equal(s.version, "METAV_2");
@@ -446,14 +362,14 @@ static void test_versions(void **state)
 	const char *soname;
 	assert_ret(pfelf_soname(h.f, &soname), 0);
 	assert_string_equal(soname, "libmeta.so.1");
-	meta_close(&h);
+	tb_close(&h);
 
-	tb_open_ok(meta_fixture("user-rpath"), b, &h);
+	tb_open_ok(tb_meta_fixture("user-rpath"), b, &h);
 	assert_ret(pfelf_symbol_find(h.f, PFELF_DYNSYM, "meta_versioned", &s), 0);
 	assert_int_equal(s.ver_kind, PFELF_VER_NEEDED);
 	assert_string_equal(s.version, "METAV_2");
 	assert_ret(pfelf_symbol_lookup(h.f, "meta_versioned", &s), -ENOENT); /* undefined */
-	meta_close(&h);
+	tb_close(&h);
 }
 
 /* A symbol in section 65,403: SHN_XINDEX through SHT_SYMTAB_SHNDX. */
@@ -462,14 +378,14 @@ static void test_xindex(void **state)
 	enum tb_backend b = TB_STATE_BACKEND(state);
 	struct tb_handle h;
 	pfelf_sym s;
-	tb_open_ok(meta_fixture("xindex.o"), b, &h);
+	tb_open_ok(tb_meta_fixture("xindex.o"), b, &h);
 	assert_ret(pfelf_symbol_find(h.f, PFELF_SYMTAB, "meta_high", &s), 0);
 	assert_int_equal(s.raw_shndx, 0xffff);
 	assert_true(s.shndx > 0xff00 && !(s.status & PFELF_SYM_BAD_SHNDX));
 	const char *sname;
 	assert_ret(pfelf_section_name(h.f, s.shndx, &sname), 0);
 	assert_string_equal(sname, ".s65399");
-	meta_close(&h);
+	tb_close(&h);
 }
 
 /* ------------------------------------------------------- hostile */
@@ -479,25 +395,6 @@ struct patched {
 	size_t len;
 	bool msb, is64;
 };
-
-/* The section named name of the bytes (found with readelf on the file). */
-static void section_of(const char *path, const char *name, uint64_t *off, uint64_t *size)
-{
-	char cmd[4096];
-	char *q = tb_shell_quote(path);
-	snprintf(cmd, sizeof(cmd), "readelf -SW %s | sed -n 's/^ *\\[ *[0-9]*\\] %s *//p'", q,
-	         name);
-	free(q);
-	size_t n;
-	char *out = tb_run(cmd, &n);
-	unsigned long long addr, o, s;
-	char type[64];
-	if (sscanf(out, "%63s %llx %llx %llx", type, &addr, &o, &s) != 4)
-		fail_msg("no section %s in %s (readelf said \"%s\")", name, path, out);
-	free(out);
-	*off = o;
-	*size = s;
-}
 
 static void open_patched(const struct patched *p, enum tb_backend b, struct tb_handle *h)
 {
@@ -515,9 +412,9 @@ static void patch_copy(const char *path, struct patched *p)
 static void test_hostile_sysv(void **state)
 {
 	enum tb_backend b = TB_STATE_BACKEND(state);
-	const char *path = meta_fixture("libmeta-sysv.so");
+	const char *path = tb_meta_fixture("libmeta-sysv.so");
 	uint64_t off, size;
-	section_of(path, ".hash", &off, &size);
+	tb_section_range(path, ".hash", &off, &size);
 	struct patched p;
 	patch_copy(path, &p);
 	uint32_t nbucket = (uint32_t)tb_get(p.buf + off, 4, p.msb);
@@ -534,12 +431,12 @@ static void test_hostile_sysv(void **state)
 	double t0 = tb_now();
 	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -EINVAL);
 	assert_true(tb_now() - t0 < 5);
-	meta_close(&h);
+	tb_close(&h);
 	/* a chain entry past nchain */
 	tb_put(chain + 4, 4, p.msb, nchain + 5);
 	open_patched(&p, b, &h);
 	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -EINVAL);
-	meta_close(&h);
+	tb_close(&h);
 	free(p.buf);
 }
 
@@ -547,9 +444,9 @@ static void test_hostile_sysv(void **state)
 static void test_hostile_gnu(void **state)
 {
 	enum tb_backend b = TB_STATE_BACKEND(state);
-	const char *path = meta_fixture("libmeta.so");
+	const char *path = tb_meta_fixture("libmeta.so");
 	uint64_t off, size;
-	section_of(path, ".gnu.hash", &off, &size);
+	tb_section_range(path, ".gnu.hash", &off, &size);
 	struct patched p;
 	patch_copy(path, &p);
 	uint32_t nb = (uint32_t)tb_get(p.buf + off, 4, p.msb);
@@ -560,7 +457,7 @@ static void test_hostile_gnu(void **state)
 	/* the unpatched file finds it */
 	open_patched(&p, b, &h);
 	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), 0);
-	meta_close(&h);
+	tb_close(&h);
 	struct patched q = p;
 	q.buf = malloc(p.len);
 	memcpy(q.buf, p.buf, p.len);
@@ -568,18 +465,18 @@ static void test_hostile_gnu(void **state)
 		tb_put(q.buf + at, 4, q.msb, tb_get(q.buf + at, 4, q.msb) & ~1ull);
 	open_patched(&q, b, &h);
 	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -EINVAL);
-	meta_close(&h);
+	tb_close(&h);
 	memcpy(q.buf, p.buf, p.len);
 	memset(q.buf + off + 16, 0, (size_t)bloom * (p.is64 ? 8 : 4));
 	open_patched(&q, b, &h);
 	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -ENOENT);
-	meta_close(&h);
+	tb_close(&h);
 	memcpy(q.buf, p.buf, p.len);
 	tb_put(q.buf + off + 4, 4, q.msb, 0x7fffffff); /* symoffset past the symbols */
 	open_patched(&q, b, &h);
 	assert_ret(pfelf_symbol_lookup(h.f, "meta_lib_func", &s), -EINVAL);
 	assert_true(pfelf_symbol_count(h.f, PFELF_DYNSYM) > 0); /* the table itself is fine */
-	meta_close(&h);
+	tb_close(&h);
 	free(q.buf);
 	free(p.buf);
 }
@@ -605,7 +502,7 @@ static void test_hostile_tables(void **state)
 	assert_int_equal(sscanf(out, "%llu %llu", &shoff, &idx), 2);
 	free(out);
 	uint64_t str_off, str_size;
-	section_of(path, ".strtab", &str_off, &str_size);
+	tb_section_range(path, ".strtab", &str_off, &str_size);
 	free(q);
 	uint8_t *size_field = p.buf + shoff + idx * 64 + 32; /* Elf64_Shdr.sh_size */
 	uint64_t good = tb_get(size_field, 8, p.msb);
@@ -613,7 +510,7 @@ static void test_hostile_tables(void **state)
 	open_patched(&p, b, &h);
 	assert_ret(pfelf_symbol_count(h.f, PFELF_SYMTAB), -EINVAL);
 	assert_true(pfelf_symbol_count(h.f, PFELF_DYNSYM) > 0);
-	meta_close(&h);
+	tb_close(&h);
 	tb_put(size_field, 8, p.msb, good);
 	/* the last name of .strtab loses its NUL */
 	p.buf[str_off + str_size - 1] = 'X';
@@ -633,7 +530,7 @@ static void test_hostile_tables(void **state)
 		assert_string_equal(name, "<corrupt>");
 	}
 	assert_true(bad >= 1);
-	meta_close(&h);
+	tb_close(&h);
 	free(p.buf);
 }
 

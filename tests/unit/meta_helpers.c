@@ -1,0 +1,141 @@
+/* Helpers of the pfelf metadata tests (see meta_helpers.h). */
+#include "meta_helpers.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *tb_meta_path(const char *name)
+{
+	static __thread char path[4096];
+	const char *dir = getenv("ELFFS_META_FIXTURES");
+
+	if (!dir)
+		fail_msg("ELFFS_META_FIXTURES is not set");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+const char *tb_meta_fixture(const char *name)
+{
+	const char *path = tb_meta_path(name);
+
+	if (access(path, R_OK) != 0)
+		fail_msg("meta fixture %s is missing", path);
+	return path;
+}
+
+bool tb_meta_has(const char *name)
+{
+	return access(tb_meta_path(name), R_OK) == 0;
+}
+
+void tb_paths_add(struct tb_paths *p, const char *path)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 256;
+		p->v = realloc(p->v, p->cap * sizeof(*p->v));
+		assert_non_null(p->v);
+	}
+	p->v[p->n++] = strdup(path);
+}
+
+void tb_paths_free(struct tb_paths *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool tb_is_elf(const char *path)
+{
+	unsigned char m[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, m, 4);
+	close(fd);
+	return n == 4 && memcmp(m, "\177ELF", 4) == 0;
+}
+
+/* nftw passes no argument to its callback: the list being filled. */
+static struct tb_paths *tb_walk_paths;
+
+static int tb_walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode) && tb_is_elf(path))
+		tb_paths_add(tb_walk_paths, path);
+	return 0;
+}
+
+void tb_elf_list(struct tb_paths *p, const char *dir)
+{
+	tb_walk_paths = p;
+	assert_int_equal(nftw(dir, tb_walk_cb, 32, FTW_PHYS), 0);
+	tb_walk_paths = NULL;
+}
+
+void tb_readelf_lines(const struct tb_paths *p, const char *opts, void (*fn)(char *line, void *arg),
+                      void *arg)
+{
+	char *list = tb_write_tmp("readelf-list", "", 0);
+	FILE *lf = fopen(list, "w");
+	assert_non_null(lf);
+	for (size_t i = 0; i < p->n; i++)
+		fwrite(p->v[i], 1, strlen(p->v[i]) + 1, lf);
+	fclose(lf);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C xargs -0 -a '%s' readelf %s -- 2>/dev/null", list,
+	         opts);
+	FILE *pipe = popen(cmd, "r");
+	assert_non_null(pipe);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, pipe)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[len - 1] = 0;
+		fn(line, arg);
+	}
+	free(line);
+	pclose(pipe);
+	unlink(list);
+	free(list);
+}
+
+void tb_section_range(const char *path, const char *name, uint64_t *off, uint64_t *size)
+{
+	char cmd[4096];
+	char *q = tb_shell_quote(path);
+	snprintf(cmd, sizeof(cmd), "readelf -SW %s | sed -n 's/^ *\\[ *[0-9]*\\] %s *//p'", q,
+	         name);
+	free(q);
+	size_t n;
+	char *out = tb_run(cmd, &n);
+	unsigned long long addr, o, s;
+	char type[64];
+	if (sscanf(out, "%63s %llx %llx %llx", type, &addr, &o, &s) != 4)
+		fail_msg("no section %s in %s (readelf said \"%s\")", name, path, out);
+	free(out);
+	*off = o;
+	*size = s;
+}
+
+char *tb_slurp_text(const char *path, size_t *len)
+{
+	uint64_t size = tb_file_size(path);
+	char *buf = malloc(size + 1);
+
+	assert_non_null(buf);
+	tb_pread_exact(path, 0, buf, size);
+	buf[size] = 0;
+	*len = size;
+	return buf;
+}
