@@ -214,7 +214,7 @@ static void test_core(void **state)
 	if (!tb_meta_has("core.threads"))
 		skip(); /* no gcore on this machine */
 	size_t n;
-	char *tasks = tb_slurp(tb_meta_path("core.tasks"), &n);
+	char *tasks = tb_slurp_text(tb_meta_path("core.tasks"), &n);
 	int want_threads = atoi(tasks);
 	free(tasks);
 	struct tb_handle h;
@@ -224,7 +224,7 @@ static void test_core(void **state)
 	int count = pfelf_core_file_count(h.f);
 	assert_true(count > 0);
 	/* every file mapping /proc listed is in NT_FILE */
-	char *maps = tb_slurp(tb_meta_path("core.maps"), &n);
+	char *maps = tb_slurp_text(tb_meta_path("core.maps"), &n);
 	unsigned found = 0, listed = 0;
 	for (char *line = strtok(maps, "\n"); line; line = strtok(NULL, "\n")) {
 		unsigned long long start, end, off, inode;
