@@ -133,6 +133,15 @@ const char *tb_fixture_kind(const char *name)
 	return NULL;
 }
 
+void tb_each_fixture(enum tb_backend b, void (*check)(const char *name, enum tb_backend b))
+{
+	const char *const *names;
+	size_t n = tb_manifest(&names, NULL);
+
+	for (size_t i = 0; i < n; i++)
+		check(names[i], b);
+}
+
 void *tb_slurp(const char *path, size_t *len)
 {
 	uint64_t size = tb_file_size(path);

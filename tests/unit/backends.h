@@ -72,6 +72,8 @@ const char *tb_fixtures_dir(void);
 size_t tb_manifest(const char *const **names, const char *const **kinds);
 /* The kind MANIFEST gives fixture name, or NULL when it is not listed. */
 const char *tb_fixture_kind(const char *name);
+/* Call check(name, b) for every fixture MANIFEST lists, in its order. */
+void tb_each_fixture(enum tb_backend b, void (*check)(const char *name, enum tb_backend b));
 
 /* Open path with backend b; returns pfelf's result (h->f set on 0). */
 int tb_open(const char *path, enum tb_backend b, struct tb_handle *h);

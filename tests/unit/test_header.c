@@ -140,12 +140,7 @@ static void check_fixture(const char *name, enum tb_backend b)
 
 static void test_header_fixtures(void **state)
 {
-	enum tb_backend b = TB_STATE_BACKEND(state);
-	const char *const *names;
-	size_t n = tb_manifest(&names, NULL);
-
-	for (size_t i = 0; i < n; i++)
-		check_fixture(names[i], b);
+	tb_each_fixture(TB_STATE_BACKEND(state), check_fixture);
 }
 
 /* Extended numbering, stated without readelf: the raw fields and section 0 say it. */

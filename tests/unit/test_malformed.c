@@ -26,7 +26,8 @@ struct base {
 };
 
 static const char *const base_names[] = {"exec", "armhf-libc.so.6", "bigendian.o", "bigendian32.o"};
-#define NBASES (sizeof(base_names) / sizeof(base_names[0]))
+#define NBASES    (sizeof(base_names) / sizeof(base_names[0]))
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 static struct base bases[NBASES];
 
 static int load_bases(void **state)
@@ -187,6 +188,20 @@ static void expect_table_einval(const struct base *x, const uint8_t *b, enum tb_
 	tb_close(&h);
 }
 
+/* For each of the n values in bad[], a copy of x with that value in the header field at off. */
+static void expect_field_table_einval(const struct base *x, enum tb_backend be, size_t off,
+                                      size_t size, const uint64_t *bad, size_t n, enum table t,
+                                      const char *what)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *c = copy_of(x);
+
+		put(x, c, off, size, bad[i]);
+		expect_table_einval(x, c, be, t, what);
+		free(c);
+	}
+}
+
 static void test_bad_magic(void **state)
 {
 	enum tb_backend be = TB_STATE_BACKEND(state);
@@ -230,34 +245,29 @@ static void test_short_file(void **state)
 	}
 }
 
-static void test_bad_class(void **state)
+/* e_ident[at] set to values no ELF file has: every base fails to open with -EINVAL. */
+static void expect_bad_ident_byte(enum tb_backend be, size_t at, const char *what)
 {
-	enum tb_backend be = TB_STATE_BACKEND(state);
 	static const uint8_t bad[] = {0, 3, 0xff};
 
 	for (size_t k = 0; k < NBASES; k++)
 		for (size_t i = 0; i < sizeof(bad); i++) {
 			uint8_t *c = copy_of(&bases[k]);
 
-			c[4] = bad[i];
-			expect_open(&bases[k], c, bases[k].len, be, -EINVAL, "bad EI_CLASS");
+			c[at] = bad[i];
+			expect_open(&bases[k], c, bases[k].len, be, -EINVAL, what);
 			free(c);
 		}
 }
 
+static void test_bad_class(void **state)
+{
+	expect_bad_ident_byte(TB_STATE_BACKEND(state), 4, "bad EI_CLASS");
+}
+
 static void test_bad_data(void **state)
 {
-	enum tb_backend be = TB_STATE_BACKEND(state);
-	static const uint8_t bad[] = {0, 3, 0xff};
-
-	for (size_t k = 0; k < NBASES; k++)
-		for (size_t i = 0; i < sizeof(bad); i++) {
-			uint8_t *c = copy_of(&bases[k]);
-
-			c[5] = bad[i];
-			expect_open(&bases[k], c, bases[k].len, be, -EINVAL, "bad EI_DATA");
-			free(c);
-		}
+	expect_bad_ident_byte(TB_STATE_BACKEND(state), 5, "bad EI_DATA");
 }
 
 static void test_bad_version(void **state)
@@ -304,13 +314,8 @@ static void test_shentsize_wrong(void **state)
 		const struct base *x = &bases[k];
 		const uint64_t bad[] = {0, 1, (uint64_t)(x->is64 ? 63 : 39)};
 
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			uint8_t *c = copy_of(x);
-
-			put(x, c, O_SHENTSIZE(x), 2, bad[i]);
-			expect_table_einval(x, c, be, SECTIONS, "e_shentsize wrong");
-			free(c);
-		}
+		expect_field_table_einval(x, be, O_SHENTSIZE(x), 2, bad, NELEMS(bad), SECTIONS,
+		                          "e_shentsize wrong");
 	}
 }
 
@@ -325,14 +330,9 @@ static void test_phentsize_wrong(void **state)
 
 		if (!has_phdrs(x))
 			continue;
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			uint8_t *c = copy_of(x);
-
-			put(x, c, O_PHENTSIZE(x), 2, bad[i]);
-			expect_table_einval(x, c, be, SEGMENTS, "e_phentsize wrong");
-			free(c);
-			done++;
-		}
+		expect_field_table_einval(x, be, O_PHENTSIZE(x), 2, bad, NELEMS(bad), SEGMENTS,
+		                          "e_phentsize wrong");
+		done += (int)NELEMS(bad);
 	}
 	assert_true(done >= 6);
 }
@@ -345,13 +345,8 @@ static void test_shoff_past_end(void **state)
 		const struct base *x = &bases[k];
 		const uint64_t bad[] = {x->len, x->len - 1, x->len + 4096, umax(x), umax(x) - 63};
 
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			uint8_t *c = copy_of(x);
-
-			put(x, c, o_shoff(x), x->a, bad[i]);
-			expect_table_einval(x, c, be, SECTIONS, "e_shoff past the end");
-			free(c);
-		}
+		expect_field_table_einval(x, be, o_shoff(x), x->a, bad, NELEMS(bad), SECTIONS,
+		                          "e_shoff past the end");
 	}
 }
 
@@ -365,13 +360,8 @@ static void test_phoff_past_end(void **state)
 
 		if (!has_phdrs(x))
 			continue;
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			uint8_t *c = copy_of(x);
-
-			put(x, c, o_phoff(x), x->a, bad[i]);
-			expect_table_einval(x, c, be, SEGMENTS, "e_phoff past the end");
-			free(c);
-		}
+		expect_field_table_einval(x, be, o_phoff(x), x->a, bad, NELEMS(bad), SEGMENTS,
+		                          "e_phoff past the end");
 	}
 }
 

@@ -73,12 +73,7 @@ static void check_sections(const char *name, enum tb_backend b)
 
 static void test_sections_fixtures(void **state)
 {
-	enum tb_backend b = TB_STATE_BACKEND(state);
-	const char *const *names;
-	size_t n = tb_manifest(&names, NULL);
-
-	for (size_t i = 0; i < n; i++)
-		check_sections(names[i], b);
+	tb_each_fixture(TB_STATE_BACKEND(state), check_sections);
 }
 
 /* Duplicate names: the lowest index wins; the others are reached by index. */

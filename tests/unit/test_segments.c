@@ -49,12 +49,7 @@ static void check_segments(const char *name, enum tb_backend b)
 
 static void test_segments_fixtures(void **state)
 {
-	enum tb_backend b = TB_STATE_BACKEND(state);
-	const char *const *names;
-	size_t n = tb_manifest(&names, NULL);
-
-	for (size_t i = 0; i < n; i++)
-		check_segments(names[i], b);
+	tb_each_fixture(TB_STATE_BACKEND(state), check_segments);
 }
 
 /* phxnum is exec with PN_XNUM: the same program headers. */
