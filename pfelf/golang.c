@@ -21,17 +21,26 @@
 #define SCAN_CHUNK   ((size_t)1 << 20)
 #define PCLN_HDR_MAX 72 /* 8 + 8 words of 8 bytes */
 
+/* The file range of the section named name: -ENOENT when there is none,
+ * -EINVAL when it has no bytes in the file. */
+static int section_range(pfelf_file *f, const char *name, uint64_t *off, uint64_t *len)
+{
+	const pfelf_shdr *s;
+	if (pfelf_section_count(f) <= 0 || pfelf_section_by_name(f, name, &s) != 0)
+		return -ENOENT;
+	if (s->type == PFELF__SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE))
+		return -EINVAL;
+	*off = s->offset;
+	*len = s->size;
+	return 0;
+}
+
 /* The virtual address and file range where the build info is searched. */
 static int buildinfo_range(pfelf_file *f, uint64_t *off, uint64_t *len)
 {
-	const pfelf_shdr *s;
-	if (pfelf_section_count(f) > 0 && pfelf_section_by_name(f, ".go.buildinfo", &s) == 0) {
-		if (s->type == PFELF__SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE))
-			return -EINVAL;
-		*off = s->offset;
-		*len = s->size;
-		return 0;
-	}
+	int ret = section_range(f, ".go.buildinfo", off, len);
+	if (ret != -ENOENT)
+		return ret;
 	int n = pfelf_segment_count(f);
 	if (n < 0)
 		return n;
@@ -238,14 +247,9 @@ static int scan_segment(pfelf_file *f, const pfelf_phdr *p, uint64_t *offset, ui
 
 PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size)
 {
-	const pfelf_shdr *s;
-	if (pfelf_section_count(f) > 0 && pfelf_section_by_name(f, ".gopclntab", &s) == 0) {
-		if (s->type == PFELF__SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE))
-			return -EINVAL;
-		*offset = s->offset;
-		*size = s->size;
-		return 0;
-	}
+	int ret = section_range(f, ".gopclntab", offset, size);
+	if (ret != -ENOENT)
+		return ret;
 	int n = pfelf_segment_count(f);
 	if (n < 0)
 		return n;
