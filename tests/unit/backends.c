@@ -69,12 +69,10 @@ struct tb_path {
 };
 static struct tb_path *tb_paths;
 
-const char *tb_fixture(const char *name)
+const char *tb_keep_path(const char *dir, const char *name)
 {
-	const char *dir = tb_fixtures_dir();
 	size_t n = strlen(dir) + strlen(name) + 2;
 	struct tb_path *p;
-	struct stat st;
 
 	for (p = tb_paths; p; p = p->next)
 		if (strlen(p->path) == n - 1 && !strncmp(p->path, dir, strlen(dir)) &&
@@ -83,11 +81,19 @@ const char *tb_fixture(const char *name)
 	p = malloc(sizeof(*p) + n);
 	assert_non_null(p);
 	snprintf(p->path, n, "%s/%s", dir, name);
-	if (stat(p->path, &st) != 0)
-		fail_msg("fixture %s missing: %s", p->path, strerror(errno));
 	p->next = tb_paths;
 	tb_paths = p;
 	return p->path;
+}
+
+const char *tb_fixture(const char *name)
+{
+	const char *path = tb_keep_path(tb_fixtures_dir(), name);
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		fail_msg("fixture %s missing: %s", path, strerror(errno));
+	return path;
 }
 
 #define TB_MAX_FIXTURES 64

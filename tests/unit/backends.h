@@ -62,6 +62,8 @@ enum pfelf_backend tb_backend_expected(enum tb_backend b);
 const char *tb_errname(long long ret);
 
 /* Path of fixture name in $ELFFS_FIXTURES (fails the test when missing). */
+/* dir/name as a string kept for the life of the process (one per distinct path). */
+const char *tb_keep_path(const char *dir, const char *name);
 const char *tb_fixture(const char *name);
 /* The fixtures directory. */
 const char *tb_fixtures_dir(void);

@@ -11,13 +11,11 @@
 
 const char *tb_meta_path(const char *name)
 {
-	static __thread char path[4096];
 	const char *dir = getenv("ELFFS_META_FIXTURES");
 
 	if (!dir)
 		fail_msg("ELFFS_META_FIXTURES is not set");
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
+	return tb_keep_path(dir, name); /* kept for the process: several may be live at once */
 }
 
 const char *tb_meta_fixture(const char *name)
