@@ -176,6 +176,7 @@ void dirlist_free(struct dirlist *d)
 {
 	if (!d)
 		return;
+	handles_remove(&d->link);
 	for (size_t i = 0; d->owned && i < d->n; i++)
 		free(d->owned[i]);
 	free(d->owned);

@@ -7,6 +7,7 @@
 #ifndef ELFFS_DIRLIST_H
 #define ELFFS_DIRLIST_H
 
+#include "handles.h"
 #include "nodes.h"
 #include "view.h"
 
@@ -25,6 +26,7 @@ struct dirlist {
 	char **owned;       /* names this listing allocated (SOURCE directories) */
 	struct bview *view; /* names are the view's (sections/, segments/) */
 	bool pinned;        /* view is a pinned reference (while the listing is built) */
+	struct hlink link;  /* in the registry of handles once given to the kernel */
 };
 
 /* A snapshot of directory node dir (any directory kind); 0 or -errno. */

@@ -6,6 +6,7 @@
  */
 #include "dcache.h"
 #include "elffs.h"
+#include "handles.h"
 #include "inval.h"
 #include "log.h"
 #include "nodes.h"
@@ -91,6 +92,25 @@ static void configure(const struct elffs_opts *o)
 	elffs.timeout_ns = (uint64_t)(o->timeout_s * 1e9);
 }
 
+/* The session loop: libfuse's multithreaded one unless -s. */
+static int loop(struct fuse_session *se, const struct elffs_opts *o)
+{
+	if (o->cmd.singlethread)
+		return fuse_session_loop(se);
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)o->cmd.clone_fd);
+	/* fuse_parse_cmdline leaves UINT_MAX for "not given" */
+	if (o->cmd.max_threads != UINT_MAX)
+		fuse_loop_cfg_set_max_threads(cfg, o->cmd.max_threads);
+	if (o->cmd.max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(cfg, o->cmd.max_idle_threads);
+	int ret = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return ret;
+}
+
 static int serve(struct fuse_session *se, const struct elffs_opts *o)
 {
 	elffs.se = se;
@@ -98,26 +118,17 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	if (ret < 0)
 		elog(LOG_WARNING, "no invalidation thread (%s): caches expire by timeout only",
 		     strerror(-ret));
-	if (o->cmd.singlethread) {
-		ret = fuse_session_loop(se);
-	} else {
-		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-		if (!cfg)
-			return 1;
-		fuse_loop_cfg_set_clone_fd(cfg, (unsigned)o->cmd.clone_fd);
-		/* fuse_parse_cmdline leaves UINT_MAX for "not given" */
-		if (o->cmd.max_threads != UINT_MAX)
-			fuse_loop_cfg_set_max_threads(cfg, o->cmd.max_threads);
-		if (o->cmd.max_idle_threads != UINT_MAX)
-			fuse_loop_cfg_set_idle_threads(cfg, o->cmd.max_idle_threads);
-		ret = fuse_session_loop_mt(se, cfg);
-		fuse_loop_cfg_destroy(cfg);
-	}
+	ret = loop(se, o);
 	inval_stop();
 	elffs.se = NULL;
+	/* > 0: ended by that signal. ECONNABORTED: the connection went away
+	 * under us (a lazy unmount, or an abort through /sys/fs/fuse). Both
+	 * are ends of the mount, not errors of the daemon. */
+	if (ret == -ECONNABORTED)
+		ret = 0;
 	if (ret < 0)
 		elog(LOG_ERR, "session loop: %s", strerror(-ret));
-	return ret < 0 ? 1 : 0; /* > 0: ended by that signal, a clean exit */
+	return ret < 0 ? 1 : 0;
 }
 
 static int mount_and_serve(struct fuse_session *se, const struct elffs_opts *o)
@@ -156,6 +167,7 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 		return 1;
 	ret = mount_and_serve(se, o);
 	fuse_session_destroy(se);
+	handles_free_all(); /* open files the kernel never released */
 	nodes_destroy();
 	dcache_destroy();
 	return ret;

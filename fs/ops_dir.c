@@ -4,10 +4,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 /* d_ino of an entry without a node yet (as libfuse's high-level API uses). */
 #define UNKNOWN_INO 0xffffffffULL
+
+static void dirlist_free_link(struct hlink *h)
+{
+	dirlist_free((struct dirlist *)((char *)h - offsetof(struct dirlist, link)));
+}
 
 void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -19,6 +25,7 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -ret);
 		return;
 	}
+	handles_add(&d->link, dirlist_free_link);
 	fi->fh = (uintptr_t)d;
 	if (fuse_reply_open(req, fi) != 0)
 		dirlist_free(d);

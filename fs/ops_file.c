@@ -15,6 +15,7 @@
 #include "ops.h"
 #include "bincache.h"
 #include "check.h"
+#include "handles.h"
 #include "source.h"
 #include "openmeta.h"
 
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +40,7 @@ struct ofile {
 	struct dentry_data *hold; /* decompressed/: the cache entry */
 	_Atomic uint64_t served;  /* bytes replied from the mapping since the last drop */
 	bool pinned;              /* view pinned for the file's life (mapped handle) */
+	struct hlink link;        /* in the registry of handles (freed at exit) */
 };
 
 /*
@@ -63,6 +66,7 @@ static void ofile_free(struct ofile *of)
 {
 	if (!of)
 		return;
+	handles_remove(&of->link);
 	if (atomic_load(&of->served) > 0)
 		drop_served(of);
 	dcache_release(of->hold);
@@ -72,6 +76,11 @@ static void ofile_free(struct ofile *of)
 		bincache_unref(of->view);
 	free(of->text);
 	free(of);
+}
+
+static void ofile_free_link(struct hlink *h)
+{
+	ofile_free((struct ofile *)((char *)h - offsetof(struct ofile, link)));
 }
 
 static int ofile_new(struct node *n, struct ofile **out)
@@ -134,6 +143,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -ret);
 		return;
 	}
+	handles_add(&of->link, ofile_free_link);
 	fi->fh = (uintptr_t)of;
 	fi->keep_cache = 1; /* a node's bytes never change: a new source is a new node */
 	if (fuse_reply_open(req, fi) != 0)
