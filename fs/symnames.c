@@ -1,6 +1,6 @@
 /*
  * The files of symbol/: one per defined symbol of size > 0 whose bytes are
- * in the file, named like sections (docs/architecture-fuse.md, "Symbol
+ * in the file, named like sections (docs/architecture.md, "Symbol
  * views"): symtab symbols by index, then dynsym symbols (non-local with a
  * non-hidden version, non-local hidden, local; each by index); the first of
  * a name keeps it, later ones get "~<index in their table>"; odd names
