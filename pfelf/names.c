@@ -31,8 +31,7 @@ static const char *lookup(const struct name *t, size_t n, uint32_t v)
 
 #define LOOKUP(t, v) lookup(t, sizeof(t) / sizeof(t[0]), v)
 
-/* snprintf into buf: the length, or -ENOSPC when cut. */
-__attribute__((format(printf, 3, 4))) static int put(char *buf, size_t len, const char *fmt, ...)
+int pfelf__fmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -114,14 +113,14 @@ PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf
 	if (!n && type >= 0x70000000 && type <= 0x7fffffff)
 		n = sht_proc(type, machine);
 	if (n)
-		return put(buf, buflen, "%s", n);
+		return pfelf__fmt(buf, buflen, "%s", n);
 	if (type >= 0x70000000 && type <= 0x7fffffff)
-		return put(buf, buflen, "LOPROC+%#x", type - 0x70000000);
+		return pfelf__fmt(buf, buflen, "LOPROC+%#x", type - 0x70000000);
 	if (type >= 0x60000000 && type <= 0x6fffffff)
-		return put(buf, buflen, "LOOS+%#x", type - 0x60000000);
+		return pfelf__fmt(buf, buflen, "LOOS+%#x", type - 0x60000000);
 	if (type >= 0x80000000)
-		return put(buf, buflen, "LOUSER+%#x", type - 0x80000000);
-	return put(buf, buflen, "%08x: <unknown>", type);
+		return pfelf__fmt(buf, buflen, "LOUSER+%#x", type - 0x80000000);
+	return pfelf__fmt(buf, buflen, "%08x: <unknown>", type);
 }
 
 /* One readelf flag letter for the lowest set bit; *rest loses the bits it covers. */
@@ -166,7 +165,7 @@ PFELF_API int pfelf_section_flags_string(uint64_t flags, uint16_t machine, uint8
 		tmp[n++] = flag_letter(bit, &rest, machine, osabi);
 	}
 	tmp[n] = 0;
-	return put(buf, buflen, "%s", tmp);
+	return pfelf__fmt(buf, buflen, "%s", tmp);
 }
 
 static const struct name pt_names[] = {
@@ -229,13 +228,13 @@ PFELF_API int pfelf_segment_type_name(uint32_t type, uint16_t machine, char *buf
 	const char *n = LOOKUP(pt_names, type);
 	if (!n && type >= 0x70000000 && type <= 0x7fffffff)
 		n = pt_proc(type, machine);
-	return n ? put(buf, buflen, "%s", n) : put(buf, buflen, "0x%08x", type);
+	return n ? pfelf__fmt(buf, buflen, "%s", n) : pfelf__fmt(buf, buflen, "0x%08x", type);
 }
 
 PFELF_API int pfelf_segment_flags_string(uint32_t flags, char *buf, size_t buflen)
 {
-	return put(buf, buflen, "%s%s%s", flags & 4 ? "R" : "", flags & 2 ? "W" : "",
-	           flags & 1 ? "E" : "");
+	return pfelf__fmt(buf, buflen, "%s%s%s", flags & 4 ? "R" : "", flags & 2 ? "W" : "",
+	                  flags & 1 ? "E" : "");
 }
 
 static const struct name em_names[] = {
@@ -323,7 +322,8 @@ static const struct name em_names[] = {
 PFELF_API int pfelf_machine_name(uint16_t machine, char *buf, size_t buflen)
 {
 	const char *n = LOOKUP(em_names, machine);
-	return n ? put(buf, buflen, "%s", n) : put(buf, buflen, "<unknown>: 0x%x", machine);
+	return n ? pfelf__fmt(buf, buflen, "%s", n)
+	         : pfelf__fmt(buf, buflen, "<unknown>: 0x%x", machine);
 }
 
 PFELF_API int pfelf_type_name(uint16_t type, char *buf, size_t buflen)
@@ -332,12 +332,12 @@ PFELF_API int pfelf_type_name(uint16_t type, char *buf, size_t buflen)
 	                                "EXEC (Executable file)", "DYN (Shared object file)",
 	                                "CORE (Core file)"};
 	if (type < 5)
-		return put(buf, buflen, "%s", t[type]);
+		return pfelf__fmt(buf, buflen, "%s", t[type]);
 	if (type >= 0xff00)
-		return put(buf, buflen, "Processor Specific: (%x)", type);
+		return pfelf__fmt(buf, buflen, "Processor Specific: (%x)", type);
 	if (type >= 0xfe00)
-		return put(buf, buflen, "OS Specific: (%x)", type);
-	return put(buf, buflen, "<unknown>: %x", type);
+		return pfelf__fmt(buf, buflen, "OS Specific: (%x)", type);
+	return pfelf__fmt(buf, buflen, "<unknown>: %x", type);
 }
 
 static const struct name osabi_names[] = {
@@ -363,5 +363,6 @@ static const struct name osabi_names[] = {
 PFELF_API int pfelf_osabi_name(uint8_t osabi, char *buf, size_t buflen)
 {
 	const char *n = LOOKUP(osabi_names, osabi);
-	return n ? put(buf, buflen, "%s", n) : put(buf, buflen, "<unknown: %x>", osabi);
+	return n ? pfelf__fmt(buf, buflen, "%s", n)
+	         : pfelf__fmt(buf, buflen, "<unknown: %x>", osabi);
 }

@@ -46,6 +46,11 @@ uint64_t pfelf__get64(struct pfelf_cursor *c) PFELF_HIDDEN;
 uint64_t pfelf__getw(struct pfelf_cursor *c, bool is64) PFELF_HIDDEN;
 void pfelf__skip(struct pfelf_cursor *c, size_t n) PFELF_HIDDEN;
 
+/* snprintf into buf: the length, or -ENOSPC when cut (buf then holds a cut
+ * string), -EINVAL on a format error. The names functions' one formatter. */
+int pfelf__fmt(char *buf, size_t len, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4))) PFELF_HIDDEN;
+
 /* Copy len bytes from src, which may be a file mapping whose pages can
  * vanish, to dst. The kernel does the copy, so a vanished page gives
  * -EFAULT instead of SIGBUS. */

@@ -20,20 +20,6 @@
 #define ELFOSABI_HPUX    1
 #define STT_SECTION      3
 
-static int put(char *buf, size_t buflen, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-
-static int put(char *buf, size_t buflen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, buflen, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -EINVAL;
-	return (size_t)n >= buflen ? -ENOSPC : n;
-}
-
 static const char *const type_names[] = {"NOTYPE", "OBJECT", "FUNC", "SECTION", "FILE",
                                          "COMMON", "TLS",    "RELC", "SRELC"};
 
@@ -42,47 +28,47 @@ PFELF_API int pfelf_symbol_type_name(pfelf_file *f, uint8_t type, char *buf, siz
 	uint16_t m = f->eh.machine;
 	uint8_t osabi = f->eh.osabi;
 	if (type < sizeof(type_names) / sizeof(type_names[0]))
-		return put(buf, buflen, "%s", type_names[type]);
+		return pfelf__fmt(buf, buflen, "%s", type_names[type]);
 	if (type >= 13 && type <= 15) { /* STT_LOPROC .. STT_HIPROC */
 		if (m == EM_ARM && type == 13)
-			return put(buf, buflen, "THUMB_FUNC");
+			return pfelf__fmt(buf, buflen, "THUMB_FUNC");
 		if (m == EM_SPARCV9 && type == 13)
-			return put(buf, buflen, "REGISTER");
+			return pfelf__fmt(buf, buflen, "REGISTER");
 		if (m == EM_PARISC && type == 13)
-			return put(buf, buflen, "PARISC_MILLI");
-		return put(buf, buflen, "<processor specific>: %d", type);
+			return pfelf__fmt(buf, buflen, "PARISC_MILLI");
+		return pfelf__fmt(buf, buflen, "<processor specific>: %d", type);
 	}
 	if (type >= 10 && type <= 12) { /* STT_LOOS .. STT_HIOS */
 		if (m == EM_PARISC && type == 11)
-			return put(buf, buflen, "HP_OPAQUE");
+			return pfelf__fmt(buf, buflen, "HP_OPAQUE");
 		if (m == EM_PARISC && type == 12)
-			return put(buf, buflen, "HP_STUB");
+			return pfelf__fmt(buf, buflen, "HP_STUB");
 		if (type == 10 && (osabi == ELFOSABI_GNU || osabi == ELFOSABI_FREEBSD))
-			return put(buf, buflen, "IFUNC");
-		return put(buf, buflen, "<OS specific>: %d", type);
+			return pfelf__fmt(buf, buflen, "IFUNC");
+		return pfelf__fmt(buf, buflen, "<OS specific>: %d", type);
 	}
-	return put(buf, buflen, "<unknown>: %d", type);
+	return pfelf__fmt(buf, buflen, "<unknown>: %d", type);
 }
 
 PFELF_API int pfelf_symbol_bind_name(pfelf_file *f, uint8_t bind, char *buf, size_t buflen)
 {
 	static const char *const names[] = {"LOCAL", "GLOBAL", "WEAK"};
 	if (bind < 3)
-		return put(buf, buflen, "%s", names[bind]);
+		return pfelf__fmt(buf, buflen, "%s", names[bind]);
 	if (bind >= 13 && bind <= 15)
-		return put(buf, buflen, "<processor specific>: %d", bind);
+		return pfelf__fmt(buf, buflen, "<processor specific>: %d", bind);
 	if (bind >= 10 && bind <= 12) {
 		if (bind == 10 && f->eh.osabi == ELFOSABI_GNU)
-			return put(buf, buflen, "UNIQUE");
-		return put(buf, buflen, "<OS specific>: %d", bind);
+			return pfelf__fmt(buf, buflen, "UNIQUE");
+		return pfelf__fmt(buf, buflen, "<OS specific>: %d", bind);
 	}
-	return put(buf, buflen, "<unknown>: %d", bind);
+	return pfelf__fmt(buf, buflen, "<unknown>: %d", bind);
 }
 
 PFELF_API int pfelf_symbol_visibility_name(uint8_t visibility, char *buf, size_t buflen)
 {
 	static const char *const names[] = {"DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED"};
-	return put(buf, buflen, "%s", names[visibility & 3]);
+	return pfelf__fmt(buf, buflen, "%s", names[visibility & 3]);
 }
 
 static const char *special_shndx(const pfelf_file *f, uint32_t x)
@@ -110,18 +96,18 @@ PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, const pfelf_sym *s, char *b
 		else if (x == 0xfff2)
 			name = "COM";
 		if (name)
-			return put(buf, buflen, "%s", name);
+			return pfelf__fmt(buf, buflen, "%s", name);
 		if (x <= 0xff1f)
-			return put(buf, buflen, "PRC[0x%04x]", x);
+			return pfelf__fmt(buf, buflen, "PRC[0x%04x]", x);
 		if (x >= 0xff20 && x <= 0xff3f)
-			return put(buf, buflen, "OS [0x%04x]", x);
-		return put(buf, buflen, "RSV[0x%04x]", x);
+			return pfelf__fmt(buf, buflen, "OS [0x%04x]", x);
+		return pfelf__fmt(buf, buflen, "RSV[0x%04x]", x);
 	}
 	if (x == 0)
-		return put(buf, buflen, "UND");
+		return pfelf__fmt(buf, buflen, "UND");
 	if (f->eh.shnum != 0 && x >= f->eh.shnum)
-		return put(buf, buflen, "bad section index[%3u]", x);
-	return put(buf, buflen, "%3u", x);
+		return pfelf__fmt(buf, buflen, "bad section index[%3u]", x);
+	return pfelf__fmt(buf, buflen, "%3u", x);
 }
 
 /* The name readelf shows before any version suffix. */
@@ -141,14 +127,14 @@ PFELF_API int pfelf_symbol_display_name(pfelf_file *f, const pfelf_sym *s, char 
 	const char *name = base_name(f, s);
 	switch (s->ver_kind) {
 	case PFELF_VER_DEFAULT:
-		return put(buf, buflen, "%s@@%s", name, s->version);
+		return pfelf__fmt(buf, buflen, "%s@@%s", name, s->version);
 	case PFELF_VER_HIDDEN:
-		return put(buf, buflen, "%s@%s", name, s->version);
+		return pfelf__fmt(buf, buflen, "%s@%s", name, s->version);
 	case PFELF_VER_NEEDED:
-		return put(buf, buflen, "%s@%s (%u)", name, s->version, (unsigned)s->versym);
+		return pfelf__fmt(buf, buflen, "%s@%s (%u)", name, s->version, (unsigned)s->versym);
 	case PFELF_VER_BAD:
-		return put(buf, buflen, "%s@<corrupt>", name);
+		return pfelf__fmt(buf, buflen, "%s@<corrupt>", name);
 	default:
-		return put(buf, buflen, "%s", name);
+		return pfelf__fmt(buf, buflen, "%s", name);
 	}
 }
