@@ -194,7 +194,8 @@ static int walk_gnu(pfelf_file *f, struct pfelf__symtab *t, const struct pfelf__
 	const struct pfelf__hash *h = &f->meta->hash;
 	uint32_t hv = gnu_hash(name), bits = f->is64 ? 64 : 32;
 	uint64_t word = h->gnu_bloom[(hv / bits) & (h->gnu_bloom_size - 1)];
-	uint64_t mask = (uint64_t)1 << (hv % bits) | (uint64_t)1 << ((hv >> h->gnu_shift) % bits);
+	uint64_t mask =
+	        (uint64_t)1 << (hv % bits) | (uint64_t)1 << (((uint64_t)hv >> h->gnu_shift) % bits);
 	if ((word & mask) != mask || h->gnu_nbuckets == 0)
 		return 0;
 	uint32_t i = h->gnu_buckets[hv % h->gnu_nbuckets];
