@@ -15,6 +15,7 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <wchar.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -177,6 +178,12 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args;
 	struct elffs_opts o;
+	/* libfuse's workers call perror() when the device read fails (a lazy
+	 * unmount gives ECONNABORTED) and are then cancelled by the loop. On
+	 * an unoriented stderr, glibc's perror writes through a FILE of its
+	 * own from fdopen(dup(2)), and a cancel inside that write leaks it.
+	 * A byte-oriented stderr makes perror write to stderr directly. */
+	fwide(stderr, -1);
 	int ret = options_parse(argc, argv, &args, &o);
 	if (ret == 0)
 		ret = run(&args, &o);
