@@ -88,13 +88,16 @@ PFELF_API int pfelf_debugaltlink(pfelf_file *f, const char **name, const uint8_t
 
 PFELF_API int pfelf_file_crc32(pfelf_file *f, uint32_t *crc)
 {
-	uint8_t *buf = malloc(CRC_CHUNK);
+	/* A chunk at a time through the kernel-mediated copy (a mapped file
+	 * may shrink under us); no bigger than the file. */
+	size_t chunk = f->size < CRC_CHUNK ? (size_t)f->size : CRC_CHUNK;
+	uint8_t *buf = malloc(chunk ? chunk : 1);
 	if (!buf)
 		return -ENOMEM;
 	uLong c = crc32(0L, Z_NULL, 0);
 	int ret = 0;
 	for (uint64_t off = 0; off < f->size && ret == 0;) {
-		size_t n = f->size - off < CRC_CHUNK ? (size_t)(f->size - off) : CRC_CHUNK;
+		size_t n = f->size - off < chunk ? (size_t)(f->size - off) : chunk;
 		ret = pfelf__read_range(f, off, buf, n);
 		c = crc32(c, buf, (uInt)n);
 		off += n;
