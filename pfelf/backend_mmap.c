@@ -1,19 +1,58 @@
-/* The mmap backend: a counted reference on the shared mapping. Copies go
- * through the kernel (safecopy.c) so a shrunken file is -EIO, not SIGBUS. */
+/*
+ * The mmap backend: a counted reference on the shared mapping. Copies go
+ * through the kernel (safecopy.c) so a shrunken file is -EIO, not SIGBUS.
+ *
+ * A handle opened from a descriptor is lazy: it keeps a descriptor (in the
+ * budget of fdbudget.c) and reads its tables with pread until the first
+ * zero-copy use (a reference, a view, advice) maps the file; from then on
+ * the mapping serves everything and the descriptor is closed. Opening a
+ * file to read its headers thus costs no mmap/munmap, and a handle that is
+ * only parsed never holds a mapping.
+ */
 #include "pfelf_i.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+static bool is_mapped(pfelf_file *f)
+{
+	return !f->lazy || atomic_load_explicit(&f->mapped, memory_order_acquire);
+}
+
+int pfelf__mmap_ensure(pfelf_file *f)
+{
+	return is_mapped(f) ? 0 : pfelf__fd_map(f);
+}
+
 static int mmap_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 {
+	if (!is_mapped(f)) {
+		int fd;
+		int ret = pfelf__fd_acquire(f, &fd);
+		if (ret < 0)
+			return ret == -EMFILE ? ret : -EIO;
+		if (ret == 0) {
+			ret = pfelf__pread_all(fd, off, buf, len);
+			pfelf__fd_release(f);
+			return ret;
+		}
+		/* mapped meanwhile (the budget's lock ordered f->base before) */
+	}
 	return pfelf__safe_copy(buf, f->base + off, len) < 0 ? -EIO : 0;
 }
 
 static int mmap_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
 {
-	ref->ptr = f->base + off;
-	ref->fd = -1;
+	int fd = -1;
+	if (pfelf__mmap_ensure(f) < 0) {
+		int ret = pfelf__fd_acquire(f, &fd); /* released by pfelf_put_ref */
+		if (ret < 0)
+			return ret;
+		if (ret == 1)
+			fd = -1;
+	}
+	ref->ptr = fd < 0 ? f->base + off : NULL;
+	ref->fd = fd;
 	ref->pos = off;
 	ref->len = len;
 	return 0;
@@ -27,11 +66,15 @@ static const int madvice[] = {
 
 static int mmap_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_advice a)
 {
+	if (len == 0)
+		return 0;
+	/* Nothing mapped yet: no pages of ours to drop, and other advice
+	 * is about the mapping to come, so make it. */
+	if (!is_mapped(f) && (a == PFELF_ADVICE_DONTNEED || pfelf__fd_map(f) < 0))
+		return 0;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t start = off & ~(page - 1);
 	uint64_t end = off + len;
-	if (len == 0)
-		return 0;
 	if (madvise((void *)(f->base + start), (size_t)(end - start), madvice[a]) < 0)
 		return -errno;
 	return 0;
@@ -39,7 +82,12 @@ static int mmap_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_adv
 
 static void mmap_release(pfelf_file *f)
 {
-	pfelf__registry_put(f->map);
+	if (f->in_budget)
+		pfelf__fd_unregister(f);
+	else if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	pfelf__registry_put(f->map); /* NULL (never mapped) is fine */
 	pfelf__registry_handles(-1);
 	f->map = NULL;
 	f->base = NULL;

@@ -5,8 +5,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-static int pread_all(int fd, uint64_t off, uint8_t *p, size_t len)
+int pfelf__pread_all(int fd, uint64_t off, void *buf, size_t len)
 {
+	uint8_t *p = buf;
 	while (len > 0) {
 		ssize_t n = pread(fd, p, len, (off_t)off);
 		if (n < 0 && errno == EINTR)
@@ -23,12 +24,12 @@ static int pread_all(int fd, uint64_t off, uint8_t *p, size_t len)
 static int pread_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 {
 	if (!f->reopen)
-		return pread_all(f->fd, off, buf, len);
+		return pfelf__pread_all(f->fd, off, buf, len);
 	int fd;
 	int ret = pfelf__fd_acquire(f, &fd);
 	if (ret < 0)
 		return ret == -EMFILE ? ret : -EIO;
-	ret = pread_all(fd, off, buf, len);
+	ret = pfelf__pread_all(fd, off, buf, len);
 	pfelf__fd_release(f);
 	return ret;
 }

@@ -21,7 +21,7 @@ PFELF_API void pfelf_put_ref(pfelf_file *f, pfelf_ref *ref)
 {
 	if (!f || !ref)
 		return;
-	if (f->reopen && ref->fd >= 0)
+	if (f->in_budget && ref->fd >= 0)
 		pfelf__fd_release(f);
 	ref->fd = -1;
 	ref->ptr = NULL;
@@ -118,6 +118,9 @@ PFELF_API int pfelf_view_get(pfelf_file *f, uint64_t off, size_t len, unsigned f
 	if (off > f->size)
 		off = f->size; /* an empty range anywhere: point at the end */
 	if ((flags & PFELF_VIEW_COPY) || f->ops->kind == PFELF_BACKEND_PREAD)
+		return view_copy(f, off, len, v);
+	/* A lazy handle is mapped now; one that cannot be is served by copy. */
+	if (f->ops->kind == PFELF_BACKEND_MMAP && pfelf__mmap_ensure(f) < 0)
 		return view_copy(f, off, len, v);
 	if (f->ops->kind == PFELF_BACKEND_MMAP && len > 0) {
 		uint8_t last; /* fails now rather than later if the file already shrank */

@@ -1,12 +1,18 @@
 /*
- * A process-wide budget of pread descriptors for handles opened with
- * PFELF_OPEN_REOPEN. Such a handle remembers the directory descriptor and
- * path it was opened from; when more descriptors are open than the budget
- * allows, the least recently used one that no read is using is closed
- * ("parked"), and reopened on its next use with O_NOFOLLOW. A reopened
- * file must have the identity of the one opened first (device, inode,
- * size, mtime, ctime): a file replaced or changed since gives -EIO, never
- * other bytes.
+ * A process-wide budget of descriptors held by handles. Two kinds count:
+ *
+ * - pread handles opened with PFELF_OPEN_REOPEN remember the directory
+ *   descriptor and path they were opened from; parked (closed) when over
+ *   budget, they are reopened on next use with O_NOFOLLOW, and a reopened
+ *   file must have the identity of the one opened first (device, inode,
+ *   size, mtime, ctime): a file replaced or changed since gives -EIO,
+ *   never other bytes;
+ * - lazy mmap handles, which read their tables with pread until the first
+ *   zero-copy use maps the file; parking one maps it now and closes the
+ *   descriptor (a file that cannot be mapped keeps it and stays on pread).
+ *
+ * When more descriptors are open than the budget allows, the least
+ * recently used one that no read is using is parked.
  */
 #include "pfelf_i.h"
 
@@ -57,13 +63,33 @@ static void park(pfelf_file *f)
 	open_fds--;
 }
 
+/* Map lazy handle f with its descriptor (lock held); on failure it stays
+ * on pread for good. */
+static int map_locked(pfelf_file *f)
+{
+	if (atomic_load_explicit(&f->mapped, memory_order_relaxed))
+		return 0;
+	if (atomic_load_explicit(&f->map_failed, memory_order_relaxed) || f->fd < 0)
+		return -ENODEV;
+	struct pfelf_mapping *m;
+	int ret = pfelf__registry_get(f->fd, &f->id, &m);
+	if (ret < 0) {
+		atomic_store_explicit(&f->map_failed, true, memory_order_release);
+		return ret;
+	}
+	f->map = m;
+	f->base = m->addr;
+	atomic_store_explicit(&f->mapped, true, memory_order_release);
+	return 0;
+}
+
 /* Park idle descriptors until one more fits the budget (lock held). */
 static void make_room(void)
 {
 	pfelf_file *v = lru_head;
 	while (open_fds >= fd_budget && v) {
 		pfelf_file *next = v->fd_next;
-		if (v->fd_users == 0)
+		if (v->fd_users == 0 && (!v->lazy || map_locked(v) == 0))
 			park(v);
 		v = next;
 	}
@@ -118,9 +144,13 @@ int pfelf__fd_acquire(pfelf_file *f, int *fd)
 {
 	int ret = 0;
 	pthread_mutex_lock(&fd_lock);
+	if (f->lazy && atomic_load_explicit(&f->mapped, memory_order_relaxed)) {
+		pthread_mutex_unlock(&fd_lock);
+		return 1; /* read through the mapping */
+	}
 	if (f->fd < 0) {
 		make_room();
-		ret = reopen(f);
+		ret = f->lazy ? -EIO : reopen(f);
 	} else {
 		lru_unlink(f);
 		lru_push(f);
@@ -137,5 +167,19 @@ void pfelf__fd_release(pfelf_file *f)
 {
 	pthread_mutex_lock(&fd_lock);
 	f->fd_users--;
+	/* A lazy handle mapped while this read used its descriptor. */
+	if (f->lazy && f->fd_users == 0 && f->fd >= 0 &&
+	    atomic_load_explicit(&f->mapped, memory_order_relaxed))
+		park(f);
 	pthread_mutex_unlock(&fd_lock);
+}
+
+int pfelf__fd_map(pfelf_file *f)
+{
+	pthread_mutex_lock(&fd_lock);
+	int ret = map_locked(f);
+	if (ret == 0 && f->fd >= 0 && f->fd_users == 0)
+		park(f);
+	pthread_mutex_unlock(&fd_lock);
+	return ret;
 }

@@ -53,33 +53,71 @@ static void identity_of(const struct stat *st, pfelf_identity *id)
 	id->ctime_nsec = st->st_ctim.tv_nsec;
 }
 
-/* Serve f from fd: the shared mapping when allowed and possible, else a
- * private duplicate of fd for pread. fd stays the caller's. */
-static int attach_fd(pfelf_file *f, int fd, unsigned flags)
+/* A descriptor of f's own for fd: fd itself when the caller gave it away
+ * (own), else a duplicate. */
+static int keep_fd(int fd, bool own)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	identity_of(&st, &f->id);
-	f->has_id = true;
-	f->size = f->id.size;
-	if (f->size < 16)
-		return -ENOEXEC;
-	if (!(flags & PFELF_OPEN_NOMMAP) && pfelf__registry_get(fd, &f->id, &f->map) == 0) {
-		f->ops = &pfelf__mmap_ops;
+	if (own)
+		return fd;
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return d < 0 ? -errno : d;
+}
+
+/* The mmap backend: the file's mapping when one exists already, else a
+ * lazy handle that maps on first zero-copy use (backend_mmap.c) and
+ * reads its tables with pread until then. */
+static int attach_mmap(pfelf_file *f, int fd, bool own)
+{
+	f->ops = &pfelf__mmap_ops;
+	pfelf__registry_handles(1);
+	if (pfelf__registry_find(&f->id, &f->map) == 0) {
 		f->base = f->map->addr;
-		pfelf__registry_handles(1);
 		return 0;
 	}
-	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	int kept = keep_fd(fd, own);
+	if (kept < 0) { /* out of descriptors: map now, which needs none after */
+		if (pfelf__registry_get(fd, &f->id, &f->map) < 0)
+			return kept;
+		f->base = f->map->addr;
+		return 0;
+	}
+	f->fd = kept;
+	f->lazy = true;
+	f->in_budget = true;
+	return pfelf__fd_register(f);
+}
+
+/* Serve f from fd: the shared mapping when allowed and possible, else f's
+ * own descriptor for pread. With own, fd is f's from now on (closed here
+ * unless f keeps it); else it stays the caller's. */
+static int attach_fd(pfelf_file *f, int fd, unsigned flags, bool own)
+{
+	struct stat st;
+	int ret = 0;
+	if (fstat(fd, &st) < 0)
+		ret = -errno;
+	else if (S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		ret = -EINVAL;
+	else if ((uint64_t)st.st_size < 16)
+		ret = -ENOEXEC;
+	if (ret == 0) {
+		identity_of(&st, &f->id);
+		f->has_id = true;
+		f->size = f->id.size;
+		if (!(flags & PFELF_OPEN_NOMMAP) && !pfelf__mmap_should_fail() && f->size <= SIZE_MAX)
+			ret = attach_mmap(f, fd, own);
+		else if ((f->fd = keep_fd(fd, own)) >= 0)
+			f->ops = &pfelf__pread_ops;
+		else
+			ret = f->fd;
+	}
 	if (f->fd < 0)
-		return -errno;
-	f->ops = &pfelf__pread_ops;
-	return 0;
+		f->fd = -1;
+	if (own && f->fd != fd)
+		close(fd);
+	return ret;
 }
 
 /* A pread handle that may park its descriptor: remember where it came from. */
@@ -90,6 +128,7 @@ static int make_reopenable(pfelf_file *f, int dirfd, const char *path)
 		return -ENOMEM;
 	f->dirfd = dirfd;
 	f->reopen = true;
+	f->in_budget = true;
 	return pfelf__fd_register(f);
 }
 
@@ -101,7 +140,7 @@ PFELF_API int pfelf_open_fd(int fd, unsigned flags, pfelf_file **out)
 	pfelf_file *f = pfelf__alloc();
 	if (!f)
 		return -ENOMEM;
-	int ret = attach_fd(f, fd, flags);
+	int ret = attach_fd(f, fd, flags, false);
 	if (ret < 0) {
 		pfelf__free(f);
 		return ret;
@@ -121,8 +160,9 @@ PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags, pfelf_fi
 	if (fd < 0)
 		return -errno;
 	pfelf_file *f = pfelf__alloc();
-	int ret = f ? attach_fd(f, fd, flags) : -ENOMEM;
-	close(fd);
+	if (!f)
+		close(fd);
+	int ret = f ? attach_fd(f, fd, flags, true) : -ENOMEM;
 	if (ret == 0 && (flags & PFELF_OPEN_REOPEN) && f->ops == &pfelf__pread_ops)
 		ret = make_reopenable(f, dirfd, path);
 	if (ret < 0) {
@@ -162,6 +202,9 @@ PFELF_API void pfelf_close(pfelf_file *f)
 
 PFELF_API enum pfelf_backend pfelf_backend(const pfelf_file *f)
 {
+	/* A lazy handle whose file could not be mapped is served by pread. */
+	if (f->lazy && atomic_load(&((pfelf_file *)f)->map_failed))
+		return PFELF_BACKEND_PREAD;
 	return f->ops->kind;
 }
 

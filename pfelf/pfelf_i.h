@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #define PFELF_HIDDEN __attribute__((visibility("hidden")))
@@ -23,10 +24,37 @@ static inline bool pfelf__range_ok(uint64_t size, uint64_t off, uint64_t len)
 	return len == 0 || (off <= size && len <= size - off);
 }
 
-/* Decode fields of untrusted bytes, unaligned, in the file's byte order. */
-uint16_t pfelf__u16(const uint8_t *p, bool msb) PFELF_HIDDEN;
-uint32_t pfelf__u32(const uint8_t *p, bool msb) PFELF_HIDDEN;
-uint64_t pfelf__u64(const uint8_t *p, bool msb) PFELF_HIDDEN;
+/*
+ * Decode fields of untrusted bytes, unaligned, in the file's byte order.
+ * Inline: decoding section headers is the hot loop of every open. The
+ * bytes are copied out with memcpy (no cast of file bytes to a wider type)
+ * and swapped when the file's order is not the host's.
+ */
+static inline bool pfelf__host_msb(void)
+{
+	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+}
+
+static inline uint16_t pfelf__u16(const uint8_t *p, bool msb)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return msb == pfelf__host_msb() ? v : __builtin_bswap16(v);
+}
+
+static inline uint32_t pfelf__u32(const uint8_t *p, bool msb)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return msb == pfelf__host_msb() ? v : __builtin_bswap32(v);
+}
+
+static inline uint64_t pfelf__u64(const uint8_t *p, bool msb)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return msb == pfelf__host_msb() ? v : __builtin_bswap64(v);
+}
 
 /* A byte cursor over a buffer that fails closed: once a read runs past the
  * end, every later read yields 0 and ok turns false for good. */
@@ -37,14 +65,62 @@ struct pfelf_cursor {
 	bool msb;
 	bool ok;
 };
-void pfelf__cursor_init(struct pfelf_cursor *c, const void *p, size_t len, bool msb) PFELF_HIDDEN;
-uint8_t pfelf__get8(struct pfelf_cursor *c) PFELF_HIDDEN;
-uint16_t pfelf__get16(struct pfelf_cursor *c) PFELF_HIDDEN;
-uint32_t pfelf__get32(struct pfelf_cursor *c) PFELF_HIDDEN;
-uint64_t pfelf__get64(struct pfelf_cursor *c) PFELF_HIDDEN;
+
+static inline void pfelf__cursor_init(struct pfelf_cursor *c, const void *p, size_t len, bool msb)
+{
+	c->p = p;
+	c->len = len;
+	c->pos = 0;
+	c->msb = msb;
+	c->ok = true;
+}
+
+/* Claim n bytes; NULL (and the cursor failed for good) when they are not there. */
+static inline const uint8_t *pfelf__take(struct pfelf_cursor *c, size_t n)
+{
+	if (!c->ok || !pfelf__range_ok(c->len, c->pos, n)) {
+		c->ok = false;
+		return NULL;
+	}
+	const uint8_t *p = c->p + c->pos;
+	c->pos += n;
+	return p;
+}
+
+static inline uint8_t pfelf__get8(struct pfelf_cursor *c)
+{
+	const uint8_t *p = pfelf__take(c, 1);
+	return p ? p[0] : 0;
+}
+
+static inline uint16_t pfelf__get16(struct pfelf_cursor *c)
+{
+	const uint8_t *p = pfelf__take(c, 2);
+	return p ? pfelf__u16(p, c->msb) : 0;
+}
+
+static inline uint32_t pfelf__get32(struct pfelf_cursor *c)
+{
+	const uint8_t *p = pfelf__take(c, 4);
+	return p ? pfelf__u32(p, c->msb) : 0;
+}
+
+static inline uint64_t pfelf__get64(struct pfelf_cursor *c)
+{
+	const uint8_t *p = pfelf__take(c, 8);
+	return p ? pfelf__u64(p, c->msb) : 0;
+}
+
 /* A class-sized word: 32 bits for ELFCLASS32, 64 for ELFCLASS64. */
-uint64_t pfelf__getw(struct pfelf_cursor *c, bool is64) PFELF_HIDDEN;
-void pfelf__skip(struct pfelf_cursor *c, size_t n) PFELF_HIDDEN;
+static inline uint64_t pfelf__getw(struct pfelf_cursor *c, bool is64)
+{
+	return is64 ? pfelf__get64(c) : pfelf__get32(c);
+}
+
+static inline void pfelf__skip(struct pfelf_cursor *c, size_t n)
+{
+	(void)pfelf__take(c, n);
+}
 
 /* snprintf into buf: the length, or -ENOSPC when cut (buf then holds a cut
  * string), -EINVAL on a format error. The names functions' one formatter. */
@@ -70,6 +146,8 @@ struct pfelf_mapping {
 /* Get (creating it if needed) the mapping of fd, whose identity is id.
  * Returns 0 and a counted reference in *out, or -errno of mmap. */
 int pfelf__registry_get(int fd, const pfelf_identity *id, struct pfelf_mapping **out) PFELF_HIDDEN;
+/* The mapping of id if one exists (a counted reference), else -ENOENT. */
+int pfelf__registry_find(const pfelf_identity *id, struct pfelf_mapping **out) PFELF_HIDDEN;
 void pfelf__registry_hold(struct pfelf_mapping *m) PFELF_HIDDEN;
 void pfelf__registry_put(struct pfelf_mapping *m) PFELF_HIDDEN;
 void pfelf__registry_handles(int delta) PFELF_HIDDEN;
@@ -107,12 +185,18 @@ struct pfelf_file {
 	uint64_t size;
 	const uint8_t *base;       /* mmap and memory backends */
 	struct pfelf_mapping *map; /* mmap backend */
-	int fd;                    /* pread backend, else -1 (or parked) */
+	int fd;                    /* pread backend, a mapping to come, else -1 */
 	pfelf_identity id;
-	/* PFELF_OPEN_REOPEN (pread backend): the descriptor may be parked
-	 * (closed) and reopened from dirfd/path; guarded by the fd budget's
-	 * lock in fdbudget.c. */
+	/* Descriptors in the process-wide budget (fdbudget.c), guarded by its
+	 * lock: a PFELF_OPEN_REOPEN pread handle may have its descriptor
+	 * closed ("parked") and reopened from dirfd/path; an mmap handle not
+	 * mapped yet (lazy) has it "parked" by mapping the file and closing
+	 * the descriptor. */
+	bool in_budget;
 	bool reopen;
+	bool lazy;                  /* mmap backend, mapped on first zero-copy use */
+	_Atomic bool mapped;        /* lazy: map and base are set (release) */
+	_Atomic bool map_failed;    /* lazy: mmap failed, pread serves for good */
 	int dirfd;
 	char *path;
 	unsigned fd_users;
@@ -126,8 +210,8 @@ struct pfelf_file {
 	pthread_mutex_t lock; /* guards loading of the tables below */
 	_Atomic int sh_state;
 	pfelf_shdr *sh; /* shnum entries */
-	char *shstr;    /* copy of the name table, NUL-guarded */
-	size_t shstr_len;
+	char *shstr;    /* copy of the name table */
+	size_t shstr_len; /* up to its last NUL: names starting before it are whole */
 	_Atomic int byname_state;
 	_Atomic unsigned byname_calls; /* the first lookup scans instead of sorting */
 	uint32_t *byname;              /* section indexes sorted by (name, index) */
@@ -152,9 +236,18 @@ void pfelf__decode_shdr(const pfelf_file *f, const uint8_t *b, uint32_t index,
 /* The process-wide budget of parkable descriptors (fdbudget.c). */
 int pfelf__fd_register(pfelf_file *f) PFELF_HIDDEN;
 void pfelf__fd_unregister(pfelf_file *f) PFELF_HIDDEN;
-/* Pin f's descriptor open (reopening it if parked): 0 and *fd, or -errno. */
+/* Pin f's descriptor open (reopening it if parked): 0 and *fd, 1 when a
+ * lazy handle got mapped (read through f->base then), or -errno. */
 int pfelf__fd_acquire(pfelf_file *f, int *fd) PFELF_HIDDEN;
 void pfelf__fd_release(pfelf_file *f) PFELF_HIDDEN;
+/* Map a lazy handle now (its descriptor is closed once no read uses it):
+ * 0, or -errno of mmap, after which it is served by pread for good. */
+int pfelf__fd_map(pfelf_file *f) PFELF_HIDDEN;
+/* An mmap handle's mapping, made now if it is lazy: 0 (f->base and f->map
+ * are set), or -errno when the file cannot be mapped. */
+int pfelf__mmap_ensure(pfelf_file *f) PFELF_HIDDEN;
+/* Read all of [off, off+len) with pread: 0, or -EIO on a short read. */
+int pfelf__pread_all(int fd, uint64_t off, void *buf, size_t len) PFELF_HIDDEN;
 
 /* Common end of every open: parse the header, count the handle. */
 int pfelf__finish_open(pfelf_file *f, pfelf_file **out) PFELF_HIDDEN;

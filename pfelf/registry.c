@@ -90,6 +90,20 @@ int pfelf__registry_get(int fd, const pfelf_identity *id, struct pfelf_mapping *
 	return ret;
 }
 
+int pfelf__registry_find(const pfelf_identity *id, struct pfelf_mapping **out)
+{
+	unsigned b = bucket_of(id);
+	pthread_mutex_lock(&reg_lock);
+	struct pfelf_mapping *m = buckets[b];
+	while (m && !same_id(&m->id, id))
+		m = m->next;
+	if (m)
+		m->refs++;
+	pthread_mutex_unlock(&reg_lock);
+	*out = m;
+	return m ? 0 : -ENOENT;
+}
+
 void pfelf__registry_hold(struct pfelf_mapping *m)
 {
 	pthread_mutex_lock(&reg_lock);

@@ -7,6 +7,9 @@
 
 #define SHT_NOBITS     8
 #define MAX_NAME_TABLE ((size_t)64 << 20) /* larger name tables are refused */
+/* Bytes read ahead of the section header table with it: linkers put the
+ * name table right before it, so one read usually brings both. */
+#define NAMES_AHEAD 2048
 
 /* Run load() once under the handle's lock; remember a permanent error. */
 int pfelf__load_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *))
@@ -28,8 +31,9 @@ int pfelf__load_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *
 	return st > 0 ? 0 : st;
 }
 
-/* Copy the section name table; on any problem names stay unresolved. */
-static void load_names(pfelf_file *f)
+/* Copy the section name table (from the ahead bytes read just before
+ * shoff when it lies there); on any problem names stay unresolved. */
+static void load_names(pfelf_file *f, const uint8_t *ahead, uint64_t ahead_len)
 {
 	uint32_t i = f->eh.shstrndx;
 	if (i == 0 || i >= f->eh.shnum)
@@ -41,19 +45,23 @@ static void load_names(pfelf_file *f)
 	char *tab = malloc((size_t)s->size);
 	if (!tab)
 		return;
-	if (pfelf__read_range(f, s->offset, tab, (size_t)s->size) < 0) {
+	uint64_t from = f->eh.shoff - ahead_len;
+	if (s->offset >= from && pfelf__range_ok(ahead_len, s->offset - from, s->size))
+		memcpy(tab, ahead + (s->offset - from), (size_t)s->size);
+	else if (pfelf__read_range(f, s->offset, tab, (size_t)s->size) < 0) {
 		free(tab);
 		return;
 	}
 	f->shstr = tab;
-	f->shstr_len = (size_t)s->size;
+	/* A name is terminated when a NUL follows it in the table: the
+	 * names that start after the last NUL are the bad ones. */
+	const char *last = memrchr(tab, 0, (size_t)s->size);
+	f->shstr_len = last ? (size_t)(last - tab) + 1 : 0;
 }
 
 static const char *name_at(const pfelf_file *f, uint32_t off)
 {
 	if (!f->shstr || off >= f->shstr_len)
-		return NULL;
-	if (!memchr(f->shstr + off, 0, f->shstr_len - off))
 		return NULL;
 	return f->shstr + off;
 }
@@ -79,19 +87,22 @@ static int load_sections(pfelf_file *f)
 	if (!pfelf__range_ok(f->size, f->eh.shoff, (uint64_t)n * f->eh.shentsize))
 		return -EINVAL;
 	size_t tlen = (size_t)n * f->eh.shentsize;
-	uint8_t *raw = malloc(tlen);
+	size_t ahead = f->eh.shoff < NAMES_AHEAD ? (size_t)f->eh.shoff : NAMES_AHEAD;
+	if (tlen > SIZE_MAX - ahead)
+		return -EINVAL;
+	uint8_t *raw = malloc(ahead + tlen);
 	pfelf_shdr *sh = calloc(n, sizeof(*sh));
-	int ret = raw && sh ? pfelf__read_range(f, f->eh.shoff, raw, tlen) : -ENOMEM;
+	int ret = raw && sh ? pfelf__read_range(f, f->eh.shoff - ahead, raw, ahead + tlen) : -ENOMEM;
 	if (ret < 0) {
 		free(raw);
 		free(sh);
 		return ret;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		pfelf__decode_shdr(f, raw + (size_t)i * f->eh.shentsize, i, &sh[i]);
-	free(raw);
+		pfelf__decode_shdr(f, raw + ahead + (size_t)i * f->eh.shentsize, i, &sh[i]);
 	f->sh = sh;
-	load_names(f);
+	load_names(f, raw, ahead);
+	free(raw);
 	for (uint32_t i = 0; i < n; i++)
 		set_status(f, &sh[i]);
 	return 0;

@@ -3,7 +3,11 @@
  *
  * The file is mapped once (MAP_SHARED, PROT_READ) and every handle of the
  * same file (same device, inode, size, mtime and ctime) shares that mapping
- * through a process-wide, thread-safe, refcounted registry. When mmap is
+ * through a process-wide, thread-safe, refcounted registry. The mapping is
+ * made on a handle's first zero-copy use (pfelf_get_ref, a view, advice);
+ * until then the handle reads its headers and tables with pread(2) from a
+ * descriptor of its own, so opening a file to read its section headers
+ * costs no mmap/munmap. When mmap is
  * impossible, or PFELF_OPEN_NOMMAP is given, the same API is served with
  * pread(2); a caller's memory buffer is a third backend. Callers cannot tell
  * the backends apart except by asking pfelf_backend().
@@ -195,7 +199,11 @@ typedef struct pfelf_registry_stats {
  * (malformed header, or not a regular file), -EISDIR, -ELOOP (symlink with
  * PFELF_OPEN_NOFOLLOW), -ENOMEM, or the errno of open(2)/fstat(2).
  * The file is opened O_RDONLY|O_CLOEXEC|O_NONBLOCK, so a FIFO never blocks.
- * With the mmap backend no descriptor stays open after return.
+ * With the mmap backend a descriptor stays open only until the file is
+ * mapped (at the first zero-copy use, or at open when another handle has
+ * mapped that file already); such descriptors count in the budget of
+ * pfelf_set_fd_budget(), past which the oldest idle handles are mapped and
+ * their descriptors closed.
  */
 PFELF_API int pfelf_open(const char *path, unsigned flags, pfelf_file **out);
 
@@ -218,7 +226,8 @@ PFELF_API int pfelf_open_memory(const void *buf, size_t len, unsigned flags, pfe
 /** Close a handle; NULL is fine. Views made from it stay valid. */
 PFELF_API void pfelf_close(pfelf_file *f);
 
-/** Which backend serves f. */
+/** Which backend serves f: PFELF_BACKEND_MMAP for a file to be mapped on
+ * first zero-copy use, PFELF_BACKEND_PREAD from then on if it could not be. */
 PFELF_API enum pfelf_backend pfelf_backend(const pfelf_file *f);
 
 /** "mmap", "pread" or "memory"; a static string. */
@@ -305,9 +314,10 @@ PFELF_API int pfelf_get_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *
 PFELF_API void pfelf_put_ref(pfelf_file *f, pfelf_ref *ref);
 
 /**
- * Budget of descriptors of all PFELF_OPEN_REOPEN handles of the process
- * (default 256, at least 1): past it, the least recently used idle
- * descriptor is closed. Never fails.
+ * Budget of descriptors of the process's PFELF_OPEN_REOPEN pread handles and
+ * mmap handles not mapped yet (default 256, at least 1): past it, the least
+ * recently used idle descriptor is closed (an mmap handle's file is mapped
+ * first). Never fails.
  */
 PFELF_API void pfelf_set_fd_budget(unsigned n);
 

@@ -2,7 +2,8 @@
  * Fallback: when mmap fails (pfelf__test_fail_mmap, the private test hook
  * of pfelf_i.h), a default open silently serves the file through pread:
  * pfelf_backend says PFELF_BACKEND_PREAD and every result is the same as
- * through the mapping.
+ * through the mapping; so does a handle whose lazy mapping fails at its
+ * first zero-copy use.
  */
 #include "backends.h"
 
@@ -139,6 +140,18 @@ static void test_fallback(void **state)
 		close(fd);
 		assert_int_equal(pfelf_backend(fallback), PFELF_BACKEND_PREAD);
 		same_data(normal, fallback, path);
+		pfelf_close(fallback);
+
+		/* a lazy mmap handle whose mapping fails at its first zero-copy
+		 * use goes on with pread, and says so */
+		assert_ret(pfelf_open(copy, 0, &fallback), 0);
+		assert_int_equal(pfelf_backend(fallback), PFELF_BACKEND_MMAP);
+		same_sections(normal, fallback);
+		pfelf__test_fail_mmap(true);
+		same_data(normal, fallback, path);
+		pfelf__test_fail_mmap(false);
+		assert_int_equal(pfelf_backend(fallback), PFELF_BACKEND_PREAD);
+		same_segments(normal, fallback);
 		pfelf_close(fallback);
 		pfelf_close(normal);
 		unlink(copy);

@@ -2,7 +2,8 @@
  * PFELF_OPEN_REOPEN and the descriptor budget: many pread handles stay
  * within the budget of open descriptors, read the right bytes after their
  * descriptor was parked and reopened, keep a descriptor pinned while a
- * reference to it is held, and refuse a file replaced since open.
+ * reference to it is held, and refuse a file replaced since open. Lazy
+ * mmap handles hold a descriptor until mapped, within the same budget.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -148,18 +149,68 @@ static void test_replaced_file_is_eio(void **state)
 		pfelf_close(h[i]);
 }
 
-static void test_mmap_ignores_reopen(void **state)
+/* An mmap handle keeps a descriptor until its first zero-copy use maps the
+ * file; PFELF_OPEN_REOPEN changes nothing for it. */
+static void test_lazy_mmap_maps_on_first_use(void **state)
 {
 	pfelf_file *f;
+	pfelf_registry_stats st0, st1;
+	pfelf_registry_stats_get(&st0);
 	int before = count_fds();
 	assert_int_equal(pfelf_openat(dirfd_, "f01", PFELF_OPEN_REOPEN, &f), 0);
 	assert_int_equal(pfelf_backend(f), PFELF_BACKEND_MMAP);
-	assert_int_equal(count_fds(), before);
+	assert_int_equal(count_fds(), before + 1);
+	assert_int_equal(pfelf_section_count(f), pfelf_header(f)->shnum);
+	uint8_t b[64];
+	assert_int_equal(pfelf_read(f, 0, b, sizeof(b)), (ssize_t)sizeof(b));
+	pfelf_registry_stats_get(&st1);
+	assert_int_equal(st1.mappings, st0.mappings); /* tables and reads: pread */
 	pfelf_ref ref;
 	assert_int_equal(pfelf_get_ref(f, 0, 16, &ref), 0);
 	assert_non_null(ref.ptr);
+	assert_int_equal(ref.fd, -1);
+	assert_memory_equal(ref.ptr, orig, 16);
 	pfelf_put_ref(f, &ref);
+	pfelf_registry_stats_get(&st1);
+	assert_int_equal(st1.mappings, st0.mappings + 1);
+	assert_int_equal(count_fds(), before); /* mapped: descriptor closed */
+	assert_int_equal(pfelf_read(f, 0, b, sizeof(b)), (ssize_t)sizeof(b));
+	assert_memory_equal(b, orig, sizeof(b));
 	pfelf_close(f);
+	assert_int_equal(count_fds(), before);
+}
+
+/* Lazy mmap handles count in the budget: past it, the least recently used
+ * ones are mapped and their descriptors closed; every byte stays right. */
+static void test_lazy_mmap_within_budget(void **state)
+{
+	pfelf_file *h[NFILES];
+	pfelf_registry_stats st0, st1;
+	pfelf_registry_stats_get(&st0);
+	int before = count_fds();
+	for (int i = 0; i < NFILES; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "f%02d", i);
+		assert_int_equal(pfelf_openat(dirfd_, name, 0, &h[i]), 0);
+		assert_int_equal(pfelf_backend(h[i]), PFELF_BACKEND_MMAP);
+		assert_true(count_fds() <= before + BUDGET);
+	}
+	pfelf_registry_stats_get(&st1);
+	/* each file has its own identity (written apart): the older ones got mapped */
+	assert_true(st1.mappings >= st0.mappings + NFILES - BUDGET);
+	uint8_t *buf = malloc(orig_len);
+	for (int i = 0; i < NFILES; i++) {
+		memset(buf, 0, orig_len);
+		assert_int_equal(pfelf_read(h[i], 0, buf, orig_len), (ssize_t)orig_len);
+		assert_memory_equal(buf, orig, orig_len);
+		assert_int_equal(pfelf_section_count(h[i]), pfelf_header(h[i])->shnum);
+	}
+	free(buf);
+	for (int i = 0; i < NFILES; i++)
+		pfelf_close(h[i]);
+	assert_int_equal(count_fds(), before);
+	pfelf_registry_stats_get(&st1);
+	assert_int_equal(st1.mappings, st0.mappings);
 }
 
 int main(void)
@@ -168,7 +219,8 @@ int main(void)
 	        cmocka_unit_test(test_budget_bounds_descriptors),
 	        cmocka_unit_test(test_ref_pins_descriptor),
 	        cmocka_unit_test(test_replaced_file_is_eio),
-	        cmocka_unit_test(test_mmap_ignores_reopen),
+	        cmocka_unit_test(test_lazy_mmap_maps_on_first_use),
+	        cmocka_unit_test(test_lazy_mmap_within_budget),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

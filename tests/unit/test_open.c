@@ -278,18 +278,36 @@ static void test_open_errors(void **state)
 	free(tiny);
 }
 
-/* The mmap backend keeps no descriptor open; the pread backend keeps exactly one. */
+/* The mmap backend keeps a descriptor only until the file is mapped (the
+ * first zero-copy use, or a handle of a file mapped already); the pread
+ * backend keeps exactly one. */
 static void test_descriptors(void **state)
 {
 	const char *path = tb_fixture("libshared.so");
 	int before = count_fds();
 	pfelf_file *f[8];
+	pfelf_ref ref;
 
 	for (int i = 0; i < 8; i++)
 		assert_ret(pfelf_open(path, 0, &f[i]), 0);
+	assert_int_equal(count_fds(), before + 8); /* not mapped yet */
+	assert_ret(pfelf_get_ref(f[0], 0, 16, &ref), 0);
+	assert_int_equal(count_fds(), before + 7);
+	for (int i = 1; i < 8; i++) {
+		pfelf_view v;
+		assert_ret(pfelf_view_get(f[i], 0, 16, 0, &v), 0);
+		assert_false(v.copied);
+		pfelf_view_release(&v);
+	}
 	assert_int_equal(count_fds(), before);
 	for (int i = 0; i < 8; i++)
 		pfelf_close(f[i]);
+	assert_ret(pfelf_open(path, 0, &f[0]), 0);
+	assert_ret(pfelf_get_ref(f[0], 0, 16, &ref), 0);
+	assert_ret(pfelf_open(path, 0, &f[1]), 0); /* finds the mapping */
+	assert_int_equal(count_fds(), before);
+	pfelf_close(f[1]);
+	pfelf_close(f[0]);
 	for (int i = 0; i < 8; i++)
 		assert_ret(pfelf_open(path, PFELF_OPEN_NOMMAP, &f[i]), 0);
 	assert_int_equal(count_fds(), before + 8);
