@@ -214,7 +214,8 @@ struct pfelf_file {
 	size_t shstr_len; /* up to its last NUL: names starting before it are whole */
 	_Atomic int byname_state;
 	_Atomic unsigned byname_calls; /* the first lookup scans instead of sorting */
-	uint32_t *byname;              /* section indexes sorted by (name, index) */
+	uint32_t *byname;              /* hash table of section index + 1 (sections.c) */
+	size_t byname_mask;
 	_Atomic int ph_state;
 	pfelf_phdr *ph; /* phnum entries */
 

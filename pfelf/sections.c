@@ -137,29 +137,43 @@ PFELF_API int pfelf_section_name(pfelf_file *f, uint32_t index, const char **nam
 	return 0;
 }
 
-static pfelf_file *sort_file; /* qsort has no context argument; guarded by sort_lock */
-static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int cmp_byname(const void *a, const void *b)
+/* FNV-1a of a section name, for the by-name index. */
+static uint32_t name_hash(const char *name)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = strcmp(sort_file->sh[x].name, sort_file->sh[y].name);
-	return c ? c : (x > y) - (x < y);
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
 }
 
+/*
+ * The by-name index: an open-addressing hash table of section indexes + 1
+ * (0 is an empty slot), at most half full. Sections are inserted in index
+ * order and a name already present is not inserted again, so a lookup
+ * finds the lowest index of a name. Bad names are left out. Built in one
+ * pass, O(n): a file of 70,000 sections needs no sort.
+ */
 static int load_byname(pfelf_file *f)
 {
 	uint32_t n = f->eh.shnum;
-	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-	if (!idx)
+	size_t cap = 16;
+	while (cap < 2 * (size_t)n)
+		cap <<= 1;
+	uint32_t *slot = calloc(cap, sizeof(*slot));
+	if (!slot)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
-		idx[i] = i;
-	pthread_mutex_lock(&sort_lock);
-	sort_file = f;
-	qsort(idx, n, sizeof(*idx), cmp_byname);
-	pthread_mutex_unlock(&sort_lock);
-	f->byname = idx;
+	for (uint32_t i = 0; i < n; i++) {
+		const pfelf_shdr *s = &f->sh[i];
+		if (s->status & PFELF_ST_BAD_NAME)
+			continue;
+		size_t k = name_hash(s->name) & (cap - 1);
+		while (slot[k] && strcmp(f->sh[slot[k] - 1].name, s->name) != 0)
+			k = (k + 1) & (cap - 1);
+		if (!slot[k])
+			slot[k] = i + 1;
+	}
+	f->byname = slot;
+	f->byname_mask = cap - 1;
 	return 0;
 }
 
@@ -182,28 +196,17 @@ PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name, const pfelf
 		return n;
 	if (!name)
 		return -EINVAL;
-	/* The first lookup scans (cheaper than sorting for one question); the
-	 * second builds the sorted index that every later one uses. */
+	/* The first lookup scans (cheaper than indexing for one question);
+	 * the second builds the index that every later one uses. */
 	if (atomic_fetch_add_explicit(&f->byname_calls, 1, memory_order_relaxed) == 0)
 		return scan_by_name(f, (uint32_t)n, name, out);
 	int ret = pfelf__load_once(f, &f->byname_state, load_byname);
 	if (ret < 0)
 		return ret;
-	size_t lo = 0, hi = (size_t)n; /* first entry whose name >= name */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(f->sh[f->byname[mid]].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Bad names read as "" and sort among the real empty names: skip them. */
-	for (; lo < (size_t)n; lo++) {
-		const pfelf_shdr *s = &f->sh[f->byname[lo]];
-		if (strcmp(s->name, name) != 0)
-			break;
-		if (!(s->status & PFELF_ST_BAD_NAME)) {
-			*out = s;
+	size_t k = name_hash(name) & f->byname_mask;
+	for (uint32_t i; (i = f->byname[k]) != 0; k = (k + 1) & f->byname_mask) {
+		if (strcmp(f->sh[i - 1].name, name) == 0) {
+			*out = &f->sh[i - 1];
 			return 0;
 		}
 	}
