@@ -13,6 +13,7 @@
 #include "ops.h"
 #include "options.h"
 #include "probe.h"
+#include "readahead.h"
 
 #include <errno.h>
 #include <wchar.h>
@@ -119,6 +120,8 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	if (ret < 0)
 		elog(LOG_WARNING, "no invalidation thread (%s): caches expire by timeout only",
 		     strerror(-ret));
+	if (o->readahead_kb && (ret = readahead_start(o->cmd.mountpoint, o->readahead_kb)) < 0)
+		elog(LOG_WARNING, "-o readahead: %s", strerror(-ret));
 	ret = loop(se, o);
 	inval_stop();
 	elffs.se = NULL;

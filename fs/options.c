@@ -19,6 +19,7 @@ enum { KEY_HELP, KEY_VERSION, KEY_FSNAME, KEY_SUBTYPE };
 static const struct fuse_opt specs[] = {
         ELFFS_OPT("nommap", nommap, 1),
         ELFFS_OPT("timeout=%s", timeout, 0),
+        ELFFS_OPT("readahead=%s", readahead, 0),
         FUSE_OPT_KEY("-h", KEY_HELP),
         FUSE_OPT_KEY("--help", KEY_HELP),
         FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -95,6 +96,8 @@ static void help(void)
 	       "    -o nommap              serve reads with pread(2), not the shared mapping\n"
 	       "    -o timeout=SECS        entry/attribute cache timeout and interval of\n"
 	       "                           source re-checks, fractions allowed (default 1)\n"
+	       "    -o readahead=KB        the mount's readahead window in KiB (root; the\n"
+	       "                           kernel's default is 128)\n"
 	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
 	       "                           ro and default_permissions are always on\n\n"
 	       "session options:\n");
@@ -126,6 +129,23 @@ static int parse_timeout(struct elffs_opts *o)
 		return -1;
 	}
 	o->timeout_s = t;
+	return 0;
+}
+
+static int parse_readahead(struct elffs_opts *o)
+{
+	o->readahead_kb = 0;
+	if (!o->readahead)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long kb = strtoul(o->readahead, &end, 10);
+	if (errno || end == o->readahead || *end || o->readahead[0] == '-' || kb < 4 ||
+	    kb > 1048576) {
+		fprintf(stderr, "elffs: bad readahead '%s' (KiB, 4 to 1048576)\n", o->readahead);
+		return -1;
+	}
+	o->readahead_kb = (unsigned)kb;
 	return 0;
 }
 
@@ -180,7 +200,7 @@ static int add_mount_options(struct fuse_args *args, struct elffs_opts *o)
 
 static int finish(struct fuse_args *args, struct elffs_opts *o)
 {
-	if (parse_timeout(o) < 0)
+	if (parse_timeout(o) < 0 || parse_readahead(o) < 0)
 		return -1;
 	if (!o->source || o->nonopts < 2) {
 		usage(stderr);
@@ -233,6 +253,7 @@ void options_free(struct elffs_opts *o)
 {
 	free(o->source);
 	free(o->timeout);
+	free(o->readahead);
 	free(o->cmd.mountpoint);
 	memset(o, 0, sizeof(*o));
 }

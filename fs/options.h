@@ -9,6 +9,8 @@ struct elffs_opts {
 	int nommap;    /* -o nommap */
 	char *timeout; /* -o timeout=SECS as given */
 	double timeout_s;
+	char *readahead; /* -o readahead=KB as given */
+	unsigned readahead_kb; /* 0: the kernel's window */
 	int help;
 	int version;
 	int nonopts; /* positional arguments seen */
