@@ -32,7 +32,8 @@ DIRECT_IO = ("ceiling mmap, 2 threads, direct_io (1 MiB requests)",
 
 ELFFS = [
     ("elffs", {}, None),
-    ("elffs, readahead 1M", {}, 1024),
+    ("elffs -o readahead=1024", {"opts": ["readahead=1024"]}, None),
+    ("elffs -o readahead=4096", {"opts": ["readahead=4096"]}, None),
     ("elffs -s (1 thread)", {"single": True}, None),
     ("elffs -o nommap", {"opts": ["nommap"]}, None),
 ]
