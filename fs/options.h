@@ -9,7 +9,7 @@ struct elffs_opts {
 	int nommap;    /* -o nommap */
 	char *timeout; /* -o timeout=SECS as given */
 	double timeout_s;
-	char *readahead; /* -o readahead=KB as given */
+	char *readahead;       /* -o readahead=KB as given */
 	unsigned readahead_kb; /* 0: the kernel's window */
 	int help;
 	int version;

@@ -106,7 +106,8 @@ static int attach_fd(pfelf_file *f, int fd, unsigned flags, bool own)
 		identity_of(&st, &f->id);
 		f->has_id = true;
 		f->size = f->id.size;
-		if (!(flags & PFELF_OPEN_NOMMAP) && !pfelf__mmap_should_fail() && f->size <= SIZE_MAX)
+		if (!(flags & PFELF_OPEN_NOMMAP) && !pfelf__mmap_should_fail() &&
+		    f->size <= SIZE_MAX)
 			ret = attach_mmap(f, fd, own);
 		else if ((f->fd = keep_fd(fd, own)) >= 0)
 			f->ops = &pfelf__pread_ops;

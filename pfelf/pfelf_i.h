@@ -194,9 +194,9 @@ struct pfelf_file {
 	 * the descriptor. */
 	bool in_budget;
 	bool reopen;
-	bool lazy;                  /* mmap backend, mapped on first zero-copy use */
-	_Atomic bool mapped;        /* lazy: map and base are set (release) */
-	_Atomic bool map_failed;    /* lazy: mmap failed, pread serves for good */
+	bool lazy;               /* mmap backend, mapped on first zero-copy use */
+	_Atomic bool mapped;     /* lazy: map and base are set (release) */
+	_Atomic bool map_failed; /* lazy: mmap failed, pread serves for good */
 	int dirfd;
 	char *path;
 	unsigned fd_users;
@@ -209,11 +209,11 @@ struct pfelf_file {
 
 	pthread_mutex_t lock; /* guards loading of the tables below */
 	_Atomic int sh_state;
-	pfelf_shdr *sh; /* shnum entries */
-	char *shstr;    /* copy of the name table */
+	pfelf_shdr *sh;   /* shnum entries */
+	char *shstr;      /* copy of the name table */
 	size_t shstr_len; /* up to its last NUL: names starting before it are whole */
 	_Atomic int byname_state;
-	_Atomic unsigned byname_calls; /* the first lookup scans instead of sorting */
+	_Atomic unsigned byname_calls; /* the first lookup scans instead of indexing */
 	uint32_t *byname;              /* hash table of section index + 1 (sections.c) */
 	size_t byname_mask;
 	_Atomic int ph_state;

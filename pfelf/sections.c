@@ -92,7 +92,8 @@ static int load_sections(pfelf_file *f)
 		return -EINVAL;
 	uint8_t *raw = malloc(ahead + tlen);
 	pfelf_shdr *sh = calloc(n, sizeof(*sh));
-	int ret = raw && sh ? pfelf__read_range(f, f->eh.shoff - ahead, raw, ahead + tlen) : -ENOMEM;
+	int ret =
+	        raw && sh ? pfelf__read_range(f, f->eh.shoff - ahead, raw, ahead + tlen) : -ENOMEM;
 	if (ret < 0) {
 		free(raw);
 		free(sh);

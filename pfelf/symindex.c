@@ -156,7 +156,8 @@ static int build_addr(pfelf_file *f, struct pfelf__symtab *t)
 			continue;
 		/* end is the last address, inclusive (size > 0 here), so that a
 		 * symbol ending at 2^64-1 still contains its last byte */
-		uint64_t end = s.size - 1 > UINT64_MAX - s.value ? UINT64_MAX : s.value + (s.size - 1);
+		uint64_t end =
+		        s.size - 1 > UINT64_MAX - s.value ? UINT64_MAX : s.value + (s.size - 1);
 		e[n++] = (struct pfelf__addr_ent){.start = s.value, .end = end, .index = i};
 	}
 	qsort(e, n, sizeof(*e), cmp_addr);

@@ -446,11 +446,12 @@ typedef struct pfelf_sym {
 	uint8_t other;      /* st_other */
 	uint8_t visibility; /* STV_* (st_other & 3) */
 	uint16_t raw_shndx; /* st_shndx as stored */
-	uint32_t shndx;     /* section index, SHN_XINDEX resolved; reserved values (>= 0xff00) kept */
-	uint32_t status;    /* PFELF_SYM_* bits */
-	uint16_t versym;    /* .gnu.version entry (dynsym only; 0 when none) */
-	uint8_t ver_kind;   /* enum pfelf_version_kind */
-	const char *version; /* version name, owned by the handle; NULL unless DEFAULT/HIDDEN/NEEDED */
+	uint32_t shndx;   /* section index, SHN_XINDEX resolved; reserved values (>= 0xff00) kept */
+	uint32_t status;  /* PFELF_SYM_* bits */
+	uint16_t versym;  /* .gnu.version entry (dynsym only; 0 when none) */
+	uint8_t ver_kind; /* enum pfelf_version_kind */
+	const char
+	        *version; /* version name, owned by the handle; NULL unless DEFAULT/HIDDEN/NEEDED */
 } pfelf_sym;
 
 /**
@@ -467,8 +468,7 @@ PFELF_API int pfelf_symbol_count(pfelf_file *f, enum pfelf_symtab_kind t);
  * PFELF_DYNSYM). Pointers in *out are owned by the handle. Errors:
  * -ENOENT (index >= count), those of pfelf_symbol_count.
  */
-PFELF_API int pfelf_symbol(pfelf_file *f, enum pfelf_symtab_kind t, uint32_t index,
-                           pfelf_sym *out);
+PFELF_API int pfelf_symbol(pfelf_file *f, enum pfelf_symtab_kind t, uint32_t index, pfelf_sym *out);
 
 /**
  * The section index of table t, 0 when it came from PT_DYNAMIC; -ENOENT
@@ -529,8 +529,7 @@ PFELF_API int pfelf_symbol_visibility_name(uint8_t visibility, char *buf, size_t
  * The section index of s as readelf -s's Ndx column ("UND", "ABS", "COM",
  * "  5", "PRC[0xff01]"; an index resolved through SHN_XINDEX is a number).
  */
-PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, const pfelf_sym *s, char *buf,
-                                      size_t buflen);
+PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, const pfelf_sym *s, char *buf, size_t buflen);
 
 /* ---------------------------------------------------------------- notes */
 
@@ -573,10 +572,10 @@ PFELF_API int pfelf_go_build_id(pfelf_file *f, char *buf, size_t buflen);
 
 /** One property of NT_GNU_PROPERTY_TYPE_0. data is owned by the handle. */
 typedef struct pfelf_gnu_property {
-	uint32_t type;      /* pr_type (GNU_PROPERTY_X86_FEATURE_1_AND = 0xc0000002, ...) */
-	uint32_t datasz;    /* pr_datasz */
+	uint32_t type;   /* pr_type (GNU_PROPERTY_X86_FEATURE_1_AND = 0xc0000002, ...) */
+	uint32_t datasz; /* pr_datasz */
 	const uint8_t *data;
-	uint64_t value;     /* data as a number when datasz is 4 or 8, else 0 */
+	uint64_t value; /* data as a number when datasz is 4 or 8, else 0 */
 } pfelf_gnu_property;
 
 /**
@@ -713,8 +712,7 @@ PFELF_API int pfelf_section_chdr(pfelf_file *f, uint32_t index, pfelf_chdr *out)
  * produce exactly ch_size bytes, -ENOTSUP for another ch_type, and the
  * errors of pfelf_section_chdr.
  */
-PFELF_API ssize_t pfelf_section_decompress(pfelf_file *f, uint32_t index, void *buf,
-                                           size_t buflen);
+PFELF_API ssize_t pfelf_section_decompress(pfelf_file *f, uint32_t index, void *buf, size_t buflen);
 
 /** ch_type as a name: "ZLIB", "ZSTD", or "0x%x". */
 PFELF_API int pfelf_compress_type_name(uint32_t type, char *buf, size_t buflen);

@@ -63,7 +63,8 @@ static void cmp_section(struct cmp_ctx *x, pfelf_file *f, uint16_t machine,
 		cmp_str(x, "section", r->index, "pfelf_section_name", name, r->name);
 	ret = pfelf_section_type_name(sh->type, machine, buf, sizeof(buf));
 	cmp_str(x, "section", r->index, "type", ret < 0 ? "(error)" : buf, r->type);
-	ret = pfelf_section_flags_string(sh->flags, machine, pfelf_header(f)->osabi, buf, sizeof(buf));
+	ret = pfelf_section_flags_string(sh->flags, machine, pfelf_header(f)->osabi, buf,
+	                                 sizeof(buf));
 	cmp_str(x, "section", r->index, "flags", ret < 0 ? "(error)" : buf, r->flags);
 	cmp_num(x, "section", r->index, "addr", sh->addr, r->addr);
 	cmp_num(x, "section", r->index, "offset", sh->offset, r->off);

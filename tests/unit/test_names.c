@@ -350,7 +350,8 @@ static int c_sectype(void *a, char *b, size_t l)
 }
 static int c_secflags(void *a, char *b, size_t l)
 {
-	return pfelf_section_flags_string(SHF_WRITE | SHF_ALLOC | SHF_EXECINSTR, EM_X86_64, 0, b, l);
+	return pfelf_section_flags_string(SHF_WRITE | SHF_ALLOC | SHF_EXECINSTR, EM_X86_64, 0, b,
+	                                  l);
 }
 static int c_segtype(void *a, char *b, size_t l)
 {
