@@ -89,7 +89,10 @@ static void configure(const struct elffs_opts *o)
 {
 	elffs.mnt_rel = mount_inside(o->source, o->cmd.mountpoint);
 	elffs.source = o->source;
-	elffs.pfelf_flags = o->nommap ? PFELF_OPEN_NOMMAP : 0;
+	/* Map each binary when it is parsed: the daemon keeps many handles and
+	 * must hold no descriptor per mapped binary (pfelf's lazy mapping would
+	 * keep one until the first read of the binary's bytes). */
+	elffs.pfelf_flags = o->nommap ? PFELF_OPEN_NOMMAP : PFELF_OPEN_MAP_NOW;
 	elffs.timeout = o->timeout_s;
 	elffs.timeout_ns = (uint64_t)(o->timeout_s * 1e9);
 }

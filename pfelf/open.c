@@ -63,28 +63,29 @@ static int keep_fd(int fd, bool own)
 	return d < 0 ? -errno : d;
 }
 
-/* The mmap backend: the file's mapping when one exists already, else a
- * lazy handle that maps on first zero-copy use (backend_mmap.c) and
- * reads its tables with pread until then. */
-static int attach_mmap(pfelf_file *f, int fd, bool own)
+/* The mmap backend: the file's mapping when one exists already (or with
+ * PFELF_OPEN_MAP_NOW), else a lazy handle that maps on first zero-copy use
+ * (backend_mmap.c) and reads its tables with pread until then. Returns 0
+ * with f->ops unset when the file cannot be mapped now: pread serves it. */
+static int attach_mmap(pfelf_file *f, int fd, unsigned flags, bool own)
 {
+	if (pfelf__registry_find(&f->id, &f->map) < 0) {
+		/* Lazy, unless asked to map now or out of descriptors to keep. */
+		int kept = flags & PFELF_OPEN_MAP_NOW ? -1 : keep_fd(fd, own);
+		if (kept >= 0) {
+			f->fd = kept;
+			f->lazy = true;
+			f->in_budget = true;
+		} else if (pfelf__registry_get(fd, &f->id, &f->map) < 0) {
+			return 0;
+		}
+	}
 	f->ops = &pfelf__mmap_ops;
 	pfelf__registry_handles(1);
-	if (pfelf__registry_find(&f->id, &f->map) == 0) {
-		f->base = f->map->addr;
-		return 0;
-	}
-	int kept = keep_fd(fd, own);
-	if (kept < 0) { /* out of descriptors: map now, which needs none after */
-		if (pfelf__registry_get(fd, &f->id, &f->map) < 0)
-			return kept;
-		f->base = f->map->addr;
-		return 0;
-	}
-	f->fd = kept;
-	f->lazy = true;
-	f->in_budget = true;
-	return pfelf__fd_register(f);
+	if (f->lazy)
+		return pfelf__fd_register(f);
+	f->base = f->map->addr;
+	return 0;
 }
 
 /* Serve f from fd: the shared mapping when allowed and possible, else f's
@@ -106,10 +107,13 @@ static int attach_fd(pfelf_file *f, int fd, unsigned flags, bool own)
 		identity_of(&st, &f->id);
 		f->has_id = true;
 		f->size = f->id.size;
-		if (!(flags & PFELF_OPEN_NOMMAP) && !pfelf__mmap_should_fail() &&
-		    f->size <= SIZE_MAX)
-			ret = attach_mmap(f, fd, own);
-		else if ((f->fd = keep_fd(fd, own)) >= 0)
+	}
+	if (ret == 0 && !(flags & PFELF_OPEN_NOMMAP) && !pfelf__mmap_should_fail() &&
+	    f->size <= SIZE_MAX)
+		ret = attach_mmap(f, fd, flags, own);
+	if (ret == 0 && !f->ops) { /* pread: asked for, or the file cannot be mapped */
+		f->fd = keep_fd(fd, own);
+		if (f->fd >= 0)
 			f->ops = &pfelf__pread_ops;
 		else
 			ret = f->fd;

@@ -69,6 +69,11 @@ enum pfelf_backend {
  * stay open until pfelf_close(). Ignored by the mmap backend (it holds no
  * descriptor). */
 #define PFELF_OPEN_REOPEN (1u << 2)
+/* mmap backend: map the file at open instead of at the first zero-copy use,
+ * so that no descriptor stays open after return (a file that cannot be
+ * mapped is served by pread, as without the flag). For a process that keeps
+ * many handles of files it will read (the elffs daemon). */
+#define PFELF_OPEN_MAP_NOW (1u << 3)
 
 /* Status bits of a section or segment (pfelf_shdr.status, pfelf_phdr.status). */
 #define PFELF_ST_OUT_OF_FILE (1u << 0) /* its file range lies outside the file */

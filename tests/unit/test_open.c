@@ -308,6 +308,18 @@ static void test_descriptors(void **state)
 	assert_int_equal(count_fds(), before);
 	pfelf_close(f[1]);
 	pfelf_close(f[0]);
+	/* PFELF_OPEN_MAP_NOW: mapped at open, no descriptor kept */
+	pfelf_registry_stats st0, st1;
+	pfelf_registry_stats_get(&st0);
+	for (int i = 0; i < 8; i++) {
+		assert_ret(pfelf_open(path, PFELF_OPEN_MAP_NOW, &f[i]), 0);
+		assert_int_equal(pfelf_backend(f[i]), PFELF_BACKEND_MMAP);
+	}
+	assert_int_equal(count_fds(), before);
+	pfelf_registry_stats_get(&st1);
+	assert_int_equal(st1.mappings, st0.mappings + 1);
+	for (int i = 0; i < 8; i++)
+		pfelf_close(f[i]);
 	for (int i = 0; i < 8; i++)
 		assert_ret(pfelf_open(path, PFELF_OPEN_NOMMAP, &f[i]), 0);
 	assert_int_equal(count_fds(), before + 8);
