@@ -60,24 +60,6 @@ static void decode_ehdr(pfelf_file *f, const uint8_t *b, size_t len)
 	e->raw_shstrndx = pfelf__get16(&c);
 }
 
-void pfelf__decode_shdr(const pfelf_file *f, const uint8_t *b, uint32_t index, pfelf_shdr *sh)
-{
-	struct pfelf_cursor c;
-	pfelf__cursor_init(&c, b, f->is64 ? SHDR64_SIZE : SHDR32_SIZE, f->msb);
-	memset(sh, 0, sizeof(*sh));
-	sh->index = index;
-	sh->name_off = pfelf__get32(&c);
-	sh->type = pfelf__get32(&c);
-	sh->flags = pfelf__getw(&c, f->is64);
-	sh->addr = pfelf__getw(&c, f->is64);
-	sh->offset = pfelf__getw(&c, f->is64);
-	sh->size = pfelf__getw(&c, f->is64);
-	sh->link = pfelf__get32(&c);
-	sh->info = pfelf__get32(&c);
-	sh->addralign = pfelf__getw(&c, f->is64);
-	sh->entsize = pfelf__getw(&c, f->is64);
-}
-
 int pfelf__read_shdr(pfelf_file *f, uint32_t index, pfelf_shdr *sh)
 {
 	size_t esz = f->is64 ? SHDR64_SIZE : SHDR32_SIZE;
@@ -90,7 +72,7 @@ int pfelf__read_shdr(pfelf_file *f, uint32_t index, pfelf_shdr *sh)
 	int ret = pfelf__read_range(f, off, b, esz);
 	if (ret < 0)
 		return ret;
-	pfelf__decode_shdr(f, b, index, sh);
+	pfelf__decode_shdr(b, index, f->is64, f->msb, sh);
 	return 0;
 }
 

@@ -230,9 +230,38 @@ struct pfelf_file {
 int pfelf__parse_header(pfelf_file *f) PFELF_HIDDEN;
 /* Decode section header index from the file into *sh (no name). */
 int pfelf__read_shdr(pfelf_file *f, uint32_t index, pfelf_shdr *sh) PFELF_HIDDEN;
-/* Decode one section header from its raw bytes (at least the class's size). */
-void pfelf__decode_shdr(const pfelf_file *f, const uint8_t *b, uint32_t index,
-                        pfelf_shdr *sh) PFELF_HIDDEN;
+/* Decode one section header from its raw bytes (SHDR32 or SHDR64 size,
+ * the caller holds them): the fields at their fixed offsets, no name.
+ * Inline so that the table loop of every open is specialised on the
+ * class and byte order (sections.c). */
+static inline void pfelf__decode_shdr(const uint8_t *b, uint32_t index, bool is64, bool m,
+                                      pfelf_shdr *sh)
+{
+	sh->index = index;
+	sh->name_off = pfelf__u32(b, m);
+	sh->type = pfelf__u32(b + 4, m);
+	sh->name = NULL;
+	sh->status = 0;
+	if (is64) {
+		sh->flags = pfelf__u64(b + 8, m);
+		sh->addr = pfelf__u64(b + 16, m);
+		sh->offset = pfelf__u64(b + 24, m);
+		sh->size = pfelf__u64(b + 32, m);
+		sh->link = pfelf__u32(b + 40, m);
+		sh->info = pfelf__u32(b + 44, m);
+		sh->addralign = pfelf__u64(b + 48, m);
+		sh->entsize = pfelf__u64(b + 56, m);
+	} else {
+		sh->flags = pfelf__u32(b + 8, m);
+		sh->addr = pfelf__u32(b + 12, m);
+		sh->offset = pfelf__u32(b + 16, m);
+		sh->size = pfelf__u32(b + 20, m);
+		sh->link = pfelf__u32(b + 24, m);
+		sh->info = pfelf__u32(b + 28, m);
+		sh->addralign = pfelf__u32(b + 32, m);
+		sh->entsize = pfelf__u32(b + 36, m);
+	}
+}
 
 /* The process-wide budget of parkable descriptors (fdbudget.c). */
 int pfelf__fd_register(pfelf_file *f) PFELF_HIDDEN;

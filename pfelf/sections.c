@@ -10,6 +10,9 @@
 /* Bytes read ahead of the section header table with it: linkers put the
  * name table right before it, so one read usually brings both. */
 #define NAMES_AHEAD 2048
+/* Section tables up to this size (with the bytes ahead) are read into a
+ * buffer on the stack. */
+#define RAW_ON_STACK 16384
 
 /* Run load() once under the handle's lock; remember a permanent error. */
 int pfelf__load_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *))
@@ -76,6 +79,25 @@ static void set_status(pfelf_file *f, pfelf_shdr *s)
 		s->status |= PFELF_ST_OUT_OF_FILE;
 }
 
+/* Decode n section headers, with one loop for each class and byte order
+ * so that each is compiled for its own. */
+static void decode_table(const pfelf_file *f, const uint8_t *raw, uint32_t n, pfelf_shdr *sh)
+{
+	size_t step = f->eh.shentsize;
+	if (f->is64 && !f->msb)
+		for (uint32_t i = 0; i < n; i++)
+			pfelf__decode_shdr(raw + i * step, i, true, false, &sh[i]);
+	else if (f->is64)
+		for (uint32_t i = 0; i < n; i++)
+			pfelf__decode_shdr(raw + i * step, i, true, true, &sh[i]);
+	else if (!f->msb)
+		for (uint32_t i = 0; i < n; i++)
+			pfelf__decode_shdr(raw + i * step, i, false, false, &sh[i]);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			pfelf__decode_shdr(raw + i * step, i, false, true, &sh[i]);
+}
+
 static int load_sections(pfelf_file *f)
 {
 	uint32_t n = f->eh.shnum;
@@ -90,20 +112,24 @@ static int load_sections(pfelf_file *f)
 	size_t ahead = f->eh.shoff < NAMES_AHEAD ? (size_t)f->eh.shoff : NAMES_AHEAD;
 	if (tlen > SIZE_MAX - ahead)
 		return -EINVAL;
-	uint8_t *raw = malloc(ahead + tlen);
-	pfelf_shdr *sh = calloc(n, sizeof(*sh));
+	/* The usual table (a few hundred sections) goes through the stack:
+	 * no allocation, no fresh pages to fault in. */
+	uint8_t local[RAW_ON_STACK];
+	uint8_t *raw = ahead + tlen <= sizeof(local) ? local : malloc(ahead + tlen);
+	pfelf_shdr *sh = reallocarray(NULL, n, sizeof(*sh)); /* the decode sets every field */
 	int ret =
 	        raw && sh ? pfelf__read_range(f, f->eh.shoff - ahead, raw, ahead + tlen) : -ENOMEM;
-	if (ret < 0) {
-		free(raw);
+	if (ret == 0) {
+		decode_table(f, raw + ahead, n, sh);
+		f->sh = sh;
+		load_names(f, raw, ahead);
+	} else {
 		free(sh);
-		return ret;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		pfelf__decode_shdr(f, raw + ahead + (size_t)i * f->eh.shentsize, i, &sh[i]);
-	f->sh = sh;
-	load_names(f, raw, ahead);
-	free(raw);
+	if (raw != local)
+		free(raw);
+	if (ret < 0)
+		return ret;
 	for (uint32_t i = 0; i < n; i++)
 		set_status(f, &sh[i]);
 	return 0;
