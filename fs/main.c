@@ -123,7 +123,11 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	if (ret < 0)
 		elog(LOG_WARNING, "no invalidation thread (%s): caches expire by timeout only",
 		     strerror(-ret));
-	if (o->readahead_kb && (ret = readahead_start(o->cmd.mountpoint, o->readahead_kb)) < 0)
+	/* The default window needs root (sysfs); without it the kernel's stays
+	 * quietly. A window asked for warns when it cannot be set. */
+	bool asked = o->readahead != NULL;
+	if (o->readahead_kb && (asked || geteuid() == 0) &&
+	    (ret = readahead_start(o->cmd.mountpoint, o->readahead_kb, asked)) < 0)
 		elog(LOG_WARNING, "-o readahead: %s", strerror(-ret));
 	ret = loop(se, o);
 	inval_stop();

@@ -96,8 +96,8 @@ static void help(void)
 	       "    -o nommap              serve reads with pread(2), not the shared mapping\n"
 	       "    -o timeout=SECS        entry/attribute cache timeout and interval of\n"
 	       "                           source re-checks, fractions allowed (default 1)\n"
-	       "    -o readahead=KB        the mount's readahead window in KiB (root; the\n"
-	       "                           kernel's default is 128)\n"
+	       "    -o readahead=KB        the mount's readahead window in KiB (root only;\n"
+	       "                           default 1024, 0 keeps the kernel's 128)\n"
 	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
 	       "                           ro and default_permissions are always on\n\n"
 	       "session options:\n");
@@ -134,15 +134,17 @@ static int parse_timeout(struct elffs_opts *o)
 
 static int parse_readahead(struct elffs_opts *o)
 {
-	o->readahead_kb = 0;
+	o->readahead_kb = ELFFS_READAHEAD_KB;
 	if (!o->readahead)
 		return 0;
 	char *end;
 	errno = 0;
 	unsigned long kb = strtoul(o->readahead, &end, 10);
-	if (errno || end == o->readahead || *end || o->readahead[0] == '-' || kb < 4 ||
+	if (errno || end == o->readahead || *end || o->readahead[0] == '-' || (kb != 0 && kb < 4) ||
 	    kb > 1048576) {
-		fprintf(stderr, "elffs: bad readahead '%s' (KiB, 4 to 1048576)\n", o->readahead);
+		fprintf(stderr,
+		        "elffs: bad readahead '%s' (KiB: 0 for the kernel's, or 4 to 1048576)\n",
+		        o->readahead);
 		return -1;
 	}
 	o->readahead_kb = (unsigned)kb;

@@ -7,12 +7,15 @@
  * (/sys/class/bdi/MAJOR:MINOR/read_ahead_kb, the numbers of st_dev of the
  * mount point). That must happen after INIT, or INIT would lower it again:
  * a thread stats the mount point, which the kernel answers only once INIT
- * is done (its request waits for it), then writes the value.
+ * is done (its request waits for it), then writes the value. As root the
+ * daemon sets ELFFS_READAHEAD_KB unless told otherwise (-o readahead=0
+ * keeps the kernel's window).
  */
 #include "readahead.h"
 #include "log.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@
 struct ra_job {
 	char *mountpoint;
 	unsigned kb;
+	bool warn;
 };
 
 /* Write kb to the read_ahead_kb of the backing device dev: 0 or -errno. */
@@ -46,7 +50,7 @@ static void *ra_thread(void *arg)
 	struct ra_job *job = arg;
 	struct stat st;
 	int ret = stat(job->mountpoint, &st) < 0 ? -errno : readahead_set(st.st_dev, job->kb);
-	if (ret < 0)
+	if (ret < 0 && job->warn)
 		elog(LOG_WARNING, "-o readahead=%u: %s (the kernel's window stays)", job->kb,
 		     strerror(-ret));
 	free(job->mountpoint);
@@ -54,13 +58,14 @@ static void *ra_thread(void *arg)
 	return NULL;
 }
 
-int readahead_start(const char *mountpoint, unsigned kb)
+int readahead_start(const char *mountpoint, unsigned kb, bool warn)
 {
 	struct ra_job *job = malloc(sizeof(*job));
 	if (!job)
 		return -ENOMEM;
 	job->mountpoint = strdup(mountpoint);
 	job->kb = kb;
+	job->warn = warn;
 	pthread_t t;
 	int ret = job->mountpoint ? pthread_create(&t, NULL, ra_thread, job) : ENOMEM;
 	if (ret != 0) {
