@@ -32,7 +32,7 @@ DIRECT_IO = ("ceiling mmap, 2 threads, direct_io (1 MiB requests)",
 
 ELFFS = [
     ("elffs", {}, None),
-    ("elffs -o readahead=1024", {"opts": ["readahead=1024"]}, None),
+    ("elffs -o readahead=0 (the kernel's 128K)", {"opts": ["readahead=0"]}, None),
     ("elffs -o readahead=4096", {"opts": ["readahead=4096"]}, None),
     ("elffs -s (1 thread)", {"single": True}, None),
     ("elffs -o nommap", {"opts": ["nommap"]}, None),
