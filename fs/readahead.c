@@ -22,8 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#define FUSE_SUPER_MAGIC 0x65735546
 
 struct ra_job {
 	char *mountpoint;
@@ -49,7 +52,14 @@ static void *ra_thread(void *arg)
 {
 	struct ra_job *job = arg;
 	struct stat st;
-	int ret = stat(job->mountpoint, &st) < 0 ? -errno : readahead_set(st.st_dev, job->kb);
+	struct statfs sf;
+	int ret = stat(job->mountpoint, &st) < 0 || statfs(job->mountpoint, &sf) < 0 ? -errno : 0;
+	/* Never another file system's window: if the mount went away before
+	 * this thread ran, the path is the directory under it. */
+	if (ret == 0 && (sf.f_type != FUSE_SUPER_MAGIC || major(st.st_dev) != 0))
+		ret = -ENODEV;
+	if (ret == 0)
+		ret = readahead_set(st.st_dev, job->kb);
 	if (ret < 0 && job->warn)
 		elog(LOG_WARNING, "-o readahead=%u: %s (the kernel's window stays)", job->kb,
 		     strerror(-ret));
