@@ -27,15 +27,9 @@ int pfelf__mmap_ensure(pfelf_file *f)
 static int mmap_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 {
 	if (!is_mapped(f)) {
-		int fd;
-		int ret = pfelf__fd_acquire(f, &fd);
-		if (ret < 0)
-			return ret == -EMFILE ? ret : -EIO;
-		if (ret == 0) {
-			ret = pfelf__pread_all(fd, off, buf, len);
-			pfelf__fd_release(f);
+		int ret = pfelf__fd_pread(f, off, buf, len);
+		if (ret != 1)
 			return ret;
-		}
 		/* mapped meanwhile (the budget's lock ordered f->base before) */
 	}
 	return pfelf__safe_copy(buf, f->base + off, len) < 0 ? -EIO : 0;
@@ -48,8 +42,7 @@ static int mmap_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
 		int ret = pfelf__fd_acquire(f, &fd); /* released by pfelf_put_ref */
 		if (ret < 0)
 			return ret;
-		if (ret == 1)
-			fd = -1;
+		/* 1: mapped meanwhile, fd left at -1 */
 	}
 	ref->ptr = fd < 0 ? f->base + off : NULL;
 	ref->fd = fd;
@@ -82,10 +75,8 @@ static int mmap_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_adv
 
 static void mmap_release(pfelf_file *f)
 {
-	if (f->in_budget)
+	if (f->lazy) /* only a lazy handle holds a descriptor */
 		pfelf__fd_unregister(f);
-	else if (f->fd >= 0)
-		close(f->fd);
 	f->fd = -1;
 	pfelf__registry_put(f->map); /* NULL (never mapped) is fine */
 	pfelf__registry_handles(-1);

@@ -25,13 +25,7 @@ static int pread_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 {
 	if (!f->reopen)
 		return pfelf__pread_all(f->fd, off, buf, len);
-	int fd;
-	int ret = pfelf__fd_acquire(f, &fd);
-	if (ret < 0)
-		return ret == -EMFILE ? ret : -EIO;
-	ret = pfelf__pread_all(fd, off, buf, len);
-	pfelf__fd_release(f);
-	return ret;
+	return pfelf__fd_pread(f, off, buf, len);
 }
 
 static int pread_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)

@@ -21,7 +21,7 @@ PFELF_API void pfelf_put_ref(pfelf_file *f, pfelf_ref *ref)
 {
 	if (!f || !ref)
 		return;
-	if (f->in_budget && ref->fd >= 0)
+	if ((f->reopen || f->lazy) && ref->fd >= 0)
 		pfelf__fd_release(f);
 	ref->fd = -1;
 	ref->ptr = NULL;

@@ -163,6 +163,17 @@ int pfelf__fd_acquire(pfelf_file *f, int *fd)
 	return ret;
 }
 
+int pfelf__fd_pread(pfelf_file *f, uint64_t off, void *buf, size_t len)
+{
+	int fd;
+	int ret = pfelf__fd_acquire(f, &fd);
+	if (ret != 0)
+		return ret == 1 || ret == -EMFILE ? ret : -EIO;
+	ret = pfelf__pread_all(fd, off, buf, len);
+	pfelf__fd_release(f);
+	return ret;
+}
+
 void pfelf__fd_release(pfelf_file *f)
 {
 	pthread_mutex_lock(&fd_lock);

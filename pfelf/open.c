@@ -75,7 +75,6 @@ static int attach_mmap(pfelf_file *f, int fd, unsigned flags, bool own)
 		if (kept >= 0) {
 			f->fd = kept;
 			f->lazy = true;
-			f->in_budget = true;
 		} else if (pfelf__registry_get(fd, &f->id, &f->map) < 0) {
 			return 0;
 		}
@@ -133,7 +132,6 @@ static int make_reopenable(pfelf_file *f, int dirfd, const char *path)
 		return -ENOMEM;
 	f->dirfd = dirfd;
 	f->reopen = true;
-	f->in_budget = true;
 	return pfelf__fd_register(f);
 }
 

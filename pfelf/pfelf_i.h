@@ -191,8 +191,7 @@ struct pfelf_file {
 	 * lock: a PFELF_OPEN_REOPEN pread handle may have its descriptor
 	 * closed ("parked") and reopened from dirfd/path; an mmap handle not
 	 * mapped yet (lazy) has it "parked" by mapping the file and closing
-	 * the descriptor. */
-	bool in_budget;
+	 * the descriptor. A handle is in the budget when reopen or lazy. */
 	bool reopen;
 	bool lazy;               /* mmap backend, mapped on first zero-copy use */
 	_Atomic bool mapped;     /* lazy: map and base are set (release) */
@@ -270,6 +269,9 @@ void pfelf__fd_unregister(pfelf_file *f) PFELF_HIDDEN;
  * lazy handle got mapped (read through f->base then), or -errno. */
 int pfelf__fd_acquire(pfelf_file *f, int *fd) PFELF_HIDDEN;
 void pfelf__fd_release(pfelf_file *f) PFELF_HIDDEN;
+/* pread through f's budgeted descriptor (pinned for the call): 0, -EMFILE,
+ * -EIO, or 1 when a lazy handle got mapped (nothing read: use f->base). */
+int pfelf__fd_pread(pfelf_file *f, uint64_t off, void *buf, size_t len) PFELF_HIDDEN;
 /* Map a lazy handle now (its descriptor is closed once no read uses it):
  * 0, or -errno of mmap, after which it is served by pread for good. */
 int pfelf__fd_map(pfelf_file *f) PFELF_HIDDEN;

@@ -66,17 +66,24 @@ static int map_new(int fd, const pfelf_identity *id, struct pfelf_mapping **out)
 	return 0;
 }
 
+/* The mapping of id with one more reference, or NULL (lock held). */
+static struct pfelf_mapping *hold_locked(const pfelf_identity *id)
+{
+	struct pfelf_mapping *m = buckets[bucket_of(id)];
+	while (m && !same_id(&m->id, id))
+		m = m->next;
+	if (m)
+		m->refs++;
+	return m;
+}
+
 int pfelf__registry_get(int fd, const pfelf_identity *id, struct pfelf_mapping **out)
 {
 	unsigned b = bucket_of(id);
 	int ret = 0;
 	pthread_mutex_lock(&reg_lock);
-	struct pfelf_mapping *m = buckets[b];
-	while (m && !same_id(&m->id, id))
-		m = m->next;
-	if (m) {
-		m->refs++;
-	} else {
+	struct pfelf_mapping *m = hold_locked(id);
+	if (!m) {
 		ret = map_new(fd, id, &m);
 		if (ret == 0) {
 			m->next = buckets[b];
@@ -92,13 +99,8 @@ int pfelf__registry_get(int fd, const pfelf_identity *id, struct pfelf_mapping *
 
 int pfelf__registry_find(const pfelf_identity *id, struct pfelf_mapping **out)
 {
-	unsigned b = bucket_of(id);
 	pthread_mutex_lock(&reg_lock);
-	struct pfelf_mapping *m = buckets[b];
-	while (m && !same_id(&m->id, id))
-		m = m->next;
-	if (m)
-		m->refs++;
+	struct pfelf_mapping *m = hold_locked(id);
 	pthread_mutex_unlock(&reg_lock);
 	*out = m;
 	return m ? 0 : -ENOENT;

@@ -173,6 +173,16 @@ static uint32_t name_hash(const char *name)
 	return h;
 }
 
+/* The slot of the by-name table (mask + 1 slots) that holds name, or the
+ * empty slot where it would go: the probe of both building and lookup. */
+static size_t byname_slot(const pfelf_file *f, const uint32_t *slot, size_t mask, const char *name)
+{
+	size_t k = name_hash(name) & mask;
+	while (slot[k] && strcmp(f->sh[slot[k] - 1].name, name) != 0)
+		k = (k + 1) & mask;
+	return k;
+}
+
 /*
  * The by-name index: an open-addressing hash table of section indexes + 1
  * (0 is an empty slot), at most half full. Sections are inserted in index
@@ -193,9 +203,7 @@ static int load_byname(pfelf_file *f)
 		const pfelf_shdr *s = &f->sh[i];
 		if (s->status & PFELF_ST_BAD_NAME)
 			continue;
-		size_t k = name_hash(s->name) & (cap - 1);
-		while (slot[k] && strcmp(f->sh[slot[k] - 1].name, s->name) != 0)
-			k = (k + 1) & (cap - 1);
+		size_t k = byname_slot(f, slot, cap - 1, s->name);
 		if (!slot[k])
 			slot[k] = i + 1;
 	}
@@ -230,12 +238,10 @@ PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name, const pfelf
 	int ret = pfelf__load_once(f, &f->byname_state, load_byname);
 	if (ret < 0)
 		return ret;
-	size_t k = name_hash(name) & f->byname_mask;
-	for (uint32_t i; (i = f->byname[k]) != 0; k = (k + 1) & f->byname_mask) {
-		if (strcmp(f->sh[i - 1].name, name) == 0) {
-			*out = &f->sh[i - 1];
-			return 0;
-		}
+	uint32_t i = f->byname[byname_slot(f, f->byname, f->byname_mask, name)];
+	if (i) {
+		*out = &f->sh[i - 1];
+		return 0;
 	}
 	return -ENOENT;
 }
