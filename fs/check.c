@@ -6,6 +6,7 @@
 #include "source.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 
 static const char *const bin_children[] = {"info",    "header", "sections", "segments",
                                            "symbols", "symbol", "build-id", "decompressed"};
@@ -158,6 +159,30 @@ int check_current_view(struct node *root, struct bview **out)
 		check_force(root); /* the file changed since its last lstat */
 	}
 	return -EIO;
+}
+
+/* Threads whose last open was answered ESTALE, by thread id modulo the size
+ * (a collision only turns one later ESTALE into EIO, or the reverse). */
+#define RETRY_SLOTS 256
+static _Atomic int estale_tid[RETRY_SLOTS];
+
+bool check_open_retry(int tid)
+{
+	if (tid <= 0)
+		return false;
+	_Atomic int *slot = &estale_tid[(unsigned)tid % RETRY_SLOTS];
+	int want = tid;
+	return atomic_load_explicit(slot, memory_order_relaxed) == tid &&
+	       atomic_compare_exchange_strong(slot, &want, 0);
+}
+
+int check_refuse_open(int tid, bool retry)
+{
+	if (retry)
+		return -EIO;
+	if (tid > 0)
+		atomic_store(&estale_tid[(unsigned)tid % RETRY_SLOTS], tid);
+	return -ESTALE;
 }
 
 bool check_reuse_source(struct node *old, struct node *cand)

@@ -45,6 +45,24 @@ int check_view(struct node *n, struct bview **out);
 int check_current_view(struct node *root, struct bview **out);
 
 /*
+ * Opens and ESTALE. An open of a node of an older generation answers
+ * -ESTALE: the kernel then walks the path again with LOOKUP_REVAL and
+ * opens the node that lookup gives, once, in the same system call. If the
+ * file changes again in between, that second open would meet an older
+ * generation too, and a second -ESTALE would reach the caller. So the
+ * daemon remembers which thread (the request's pid, a thread id) got
+ * -ESTALE: check_open_retry(tid), called at the start of every open, says
+ * (once) that this open is that thread's second try, and
+ * check_refuse_open() then answers -EIO. ESTALE never reaches a caller; a
+ * file that changes faster than an open gives EIO (docs/architecture.md).
+ */
+bool check_open_retry(int tid);
+
+/* The answer to an open that met an older generation: -ESTALE, or -EIO
+ * when retry (check_open_retry said this open is a second try). */
+int check_refuse_open(int tid, bool retry);
+
+/*
  * node_attach policy for a source node just looked up (cand has kind and
  * st): reuse old when it is of the same kind, taking the new attributes;
  * a binary whose identity changed moves to a new generation.

@@ -119,14 +119,17 @@ static int ofile_new(struct node *n, struct ofile **out)
 	return 0;
 }
 
-static int open_node(struct node *n, struct ofile **out)
+static int open_node(struct node *n, int tid, struct ofile **out)
 {
+	bool retry = check_open_retry(tid);
 	if (node_is_dir(n))
 		return -EISDIR;
 	if (!n->file)
 		return -EINVAL;
 	int ret = check_node(n);
-	return ret < 0 ? ret : ofile_new(n, out);
+	if (ret == 0)
+		ret = ofile_new(n, out);
+	return ret == -ESTALE ? check_refuse_open(tid, retry) : ret;
 }
 
 void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -137,7 +140,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	struct node *n = node_get(ino);
 	struct ofile *of = NULL;
-	int ret = n ? open_node(n, &of) : -ESTALE;
+	int ret = n ? open_node(n, (int)fuse_req_ctx(req)->pid, &of) : -ESTALE;
 	node_put(n);
 	if (ret < 0) {
 		fuse_reply_err(req, -ret);

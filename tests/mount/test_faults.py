@@ -25,9 +25,16 @@ inotify shows nobody opens, and files or directories unreadable to nobody.
 At the end every victim, restored, shows exactly its source again, and a
 read of bytes cut off inside the last page of a truncated source gives EIO.
 
+Then, per mode, a binary that keeps growing (a byte appended every 2 ms,
+so its identity changes all the time) is opened and read by two threads
+through a mount with -o timeout=0.01 for a few seconds: every open either
+gives the binary's .text or fails with EIO or ENOENT; ESTALE (the kernel's
+second try of an open that met a newer generation) must never reach them.
+
 usage: test_faults.py [SECONDS_PER_MODE]   (default 15, or ELFFS_FAULTS_SECONDS)
 """
 
+import collections
 import ctypes
 import errno
 import json
@@ -500,6 +507,60 @@ def check_final(ck, src, mnt):
             os.close(fd)
 
 
+GROW_SECONDS = 4.0
+
+
+def grower(path, stop):
+    with open(path, "ab", buffering=0) as f:
+        while not stop.is_set():
+            f.write(b"\0")
+            time.sleep(0.002)
+
+
+def grow_reader(w, path, want, stop, stats):
+    while not stop.is_set() and not w.dead:
+        data, err = w.read_all(path)
+        if data is not None and data != want:
+            w.ck.fail(f"{path}: wrong bytes ({len(data)} bytes, want {len(want)})")
+        stats["opens"] += 1
+        if err is not None:
+            stats[errno.errorcode.get(err, str(err))] += 1
+
+
+def run_grower(ck, args):
+    """Opens of a binary whose identity changes every 2 ms: no ESTALE."""
+    root = tempfile.mkdtemp(prefix="elffs-grow-")
+    try:
+        path = os.path.join(root, "grow")
+        shutil.copyfile(fixture("pie"), path)
+        text = [x for x in oracle.readelf([path])[path].sections if x.name == ".text"][0]
+        with open(path, "rb") as f:
+            want = os.pread(f.fileno(), text.size, text.off)
+        with Mount(ck, root, ["-o", "timeout=0.01"] + args) as m:
+            w = Walker(ck, m.path, m.proc.pid)
+            w.allowed = READ_ERRORS
+            stop, stats = threading.Event(), collections.Counter()
+            threads = [threading.Thread(target=grower, args=(path, stop))]
+            threads += [threading.Thread(target=grow_reader,
+                                         args=(w, os.path.join(m.path, "grow/sections/.text"),
+                                               want, stop, stats)) for _ in range(2)]
+            for t in threads:
+                t.start()
+            time.sleep(GROW_SECONDS)
+            stop.set()
+            for t in threads:
+                t.join()
+            w.stop()
+            ck.ok(m.alive(), f"daemon died under the grower ({args or 'mmap'})")
+            ck.ok(stats["opens"] >= 50, f"only {stats['opens']} opens of the growing binary")
+            ck.count("grow_opens", stats["opens"])
+            print(f"mode {args or 'mmap'}: growing binary: {dict(stats)}", flush=True)
+    except MountError as e:
+        ck.fail(str(e))
+    finally:
+        shutil.rmtree(root)
+
+
 def run_mode(ck, args, seconds):
     root, stage = tempfile.mkdtemp(prefix="elffs-faults-"), tempfile.mkdtemp(prefix="elffs-st-")
     try:
@@ -558,6 +619,7 @@ def main():
     ck = Checker("faults")
     for mode in ([], ["-o", "nommap"]):
         run_mode(ck, mode, seconds)
+        run_grower(ck, mode)
     ck.ok(ck.counts.get("fault_loops", 0) >= 10, "fewer than 10 fault loops ran")
     ck.ok(ck.counts.get("reader_reads", 0) >= 100, "fewer than 100 reads succeeded")
     ck.finish()
