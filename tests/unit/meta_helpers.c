@@ -80,32 +80,83 @@ void tb_elf_list(struct tb_paths *p, const char *dir)
 	tb_walk_paths = NULL;
 }
 
+long tb_paths_find(const struct tb_paths *p, const char *path)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->v[i], path) == 0)
+			return (long)i;
+	return -1;
+}
+
+void tb_fixture_elf_list(struct tb_paths *p)
+{
+	const char *const *names;
+	size_t n = tb_manifest(&names, NULL);
+	for (size_t i = 0; i < n; i++)
+		tb_paths_add(p, tb_fixture(names[i]));
+	size_t len;
+	char *list = tb_slurp_text(tb_meta_fixture("MANIFEST"), &len);
+	size_t before = p->n;
+	for (char *name = strtok(list, "\n"); name; name = strtok(NULL, "\n"))
+		if (tb_is_elf(tb_meta_path(name)))
+			tb_paths_add(p, tb_meta_path(name));
+	free(list);
+	if (p->n == before)
+		fail_msg("meta MANIFEST lists no ELF file");
+}
+
+/*
+ * A run of readelf in progress: kept here, reachable, so that a callback
+ * that fails the test leaks none of it (see meta_helpers.h).
+ */
+static struct {
+	FILE *pipe;
+	char *line;
+	char *list;
+} tb_re;
+
+void tb_readelf_release(void)
+{
+	if (tb_re.pipe)
+		pclose(tb_re.pipe); /* readelf gets EPIPE if it was still writing */
+	free(tb_re.line);
+	if (tb_re.list) {
+		unlink(tb_re.list);
+		free(tb_re.list);
+	}
+	memset(&tb_re, 0, sizeof(tb_re));
+}
+
 void tb_readelf_lines(const struct tb_paths *p, const char *opts, void (*fn)(char *line, void *arg),
                       void *arg)
 {
-	char *list = tb_write_tmp("readelf-list", "", 0);
-	FILE *lf = fopen(list, "w");
+	tb_readelf_release();
+	tb_re.list = tb_write_tmp("readelf-list", "", 0);
+	FILE *lf = fopen(tb_re.list, "w");
 	assert_non_null(lf);
 	for (size_t i = 0; i < p->n; i++)
 		fwrite(p->v[i], 1, strlen(p->v[i]) + 1, lf);
 	fclose(lf);
+	/*
+	 * readelf prints "File: <path>" only when it is given more than one
+	 * file, and xargs may hand the last batch a single one (where it cuts
+	 * depends on how many paths, and how long, the list has): /dev/null
+	 * before each batch (refused on stderr, "not an ordinary file") keeps
+	 * every batch at two files or more.
+	 */
 	char cmd[8192];
-	snprintf(cmd, sizeof(cmd), "LC_ALL=C xargs -0 -a '%s' readelf %s -- 2>/dev/null", list,
-	         opts);
-	FILE *pipe = popen(cmd, "r");
-	assert_non_null(pipe);
-	char *line = NULL;
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C xargs -0 -a '%s' readelf %s -- /dev/null 2>/dev/null",
+	         tb_re.list, opts);
+	tb_re.pipe = popen(cmd, "r");
+	assert_non_null(tb_re.pipe);
 	size_t cap = 0;
 	ssize_t len;
-	while ((len = getline(&line, &cap, pipe)) >= 0) {
-		if (len && line[len - 1] == '\n')
-			line[len - 1] = 0;
-		fn(line, arg);
+	while ((len = getline(&tb_re.line, &cap, tb_re.pipe)) >= 0) {
+		if (len && tb_re.line[len - 1] == '\n')
+			tb_re.line[len - 1] = 0;
+		fn(tb_re.line, arg);
 	}
-	free(line);
-	pclose(pipe);
-	unlink(list);
-	free(list);
+	tb_readelf_release();
 }
 
 void tb_section_range(const char *path, const char *name, uint64_t *off, uint64_t *size)
