@@ -1,8 +1,12 @@
 /*
  * Notes against readelf -n: every note (owner, size, order) of every ELF
- * file under /usr/lib/x86_64-linux-gnu and of the fixtures, GNU build ids,
- * x86 GNU properties, the Go build id; a core file made by gcore against
- * what /proc said about the process; hostile notes.
+ * fixture and of every ELF file under /usr/lib/x86_64-linux-gnu, GNU build
+ * ids, x86 GNU properties, the Go build id; a core file made by gcore
+ * against what /proc said about the process; hostile notes.
+ *
+ * The machine's files add variety, never a floor: what the walk must have
+ * compared is what the fixtures hold, so the test passes the same on a
+ * machine with few packages.
  */
 #include "meta_helpers.h"
 
@@ -17,7 +21,14 @@
 
 /* ------------------------------------------------------ readelf -n */
 
+/* What the walk compared in one file. */
+struct seen {
+	unsigned notes, build_ids, props, go_ids;
+};
+
 struct walk {
+	const struct tb_paths *list; /* the files given to readelf, in its order */
+	struct seen *per;            /* one per file of list */
 	struct tb_handle h;
 	bool open;
 	char *path;
@@ -25,7 +36,6 @@ struct walk {
 	int index; /* next pfelf note to compare */
 	bool saw_build_id;
 	bool go_next; /* the last note was a Go build id: its description follows */
-	FILE *list;
 };
 
 static void end_file(struct walk *w)
@@ -45,6 +55,9 @@ static void end_file(struct walk *w)
 static void start_file(struct walk *w, const char *path)
 {
 	end_file(w);
+	if (w->files >= w->list->n || strcmp(path, w->list->v[w->files]) != 0)
+		fail_msg("readelf printed \"File: %s\" where %s was due", path,
+		         w->files < w->list->n ? w->list->v[w->files] : "no file");
 	free(w->path);
 	w->path = strdup(path);
 	w->index = 0;
@@ -71,6 +84,7 @@ static bool note_line(struct walk *w, const char *line)
 		         owner, size, ret, ret == 0 ? n.name : "", ret == 0 ? n.descsz : 0);
 	w->index++;
 	w->notes++;
+	w->per[w->files - 1].notes++;
 	return true;
 }
 
@@ -93,6 +107,7 @@ static void build_id_line(struct walk *w, const char *hexid)
 	assert_string_equal(got, hexid);
 	w->saw_build_id = true;
 	w->build_ids++;
+	w->per[w->files - 1].build_ids++;
 }
 
 /* "x86 feature: IBT, SHSTK" and "x86 ISA needed: x86-64-baseline, ..." */
@@ -134,6 +149,7 @@ static void property_line(struct walk *w, const char *line)
 		if (!found)
 			fail_msg("%s: no property 0x%x for \"%s\"", w->path, kinds[k].type, line);
 		w->props++;
+		w->per[w->files - 1].props++;
 	}
 }
 
@@ -153,6 +169,7 @@ static void go_desc_line(struct walk *w, const char *line)
 	assert_true(pfelf_go_build_id(w->h.f, id, sizeof(id)) > 0);
 	assert_string_equal(id, want);
 	w->go_ids++;
+	w->per[w->files - 1].go_ids++;
 }
 
 static void walk_line(char *line, void *arg)
@@ -174,36 +191,99 @@ static void walk_line(char *line, void *arg)
 		property_line(w, line);
 }
 
+/* The walk's list and state: freed by the teardown even when a check fails. */
+struct notes_run {
+	struct tb_paths list;
+	struct walk w;
+};
+
+static int setup_run(void **state)
+{
+	*state = calloc(1, sizeof(struct notes_run));
+	return *state ? 0 : -1;
+}
+
+static int teardown_run(void **state)
+{
+	struct notes_run *r = *state;
+	tb_readelf_release();
+	if (r->w.open)
+		tb_close(&r->w.h);
+	free(r->w.path);
+	free(r->w.per);
+	tb_paths_free(&r->list);
+	free(r);
+	return 0;
+}
+
+/*
+ * What the fixtures hold, by the way they are made: a GNU build id in
+ * everything linked by gcc (Debian's gcc passes --build-id) and in the
+ * copies of Debian's libcs; the x86 ISA property of the executables linked
+ * with Debian's crt files; the Go build id of the Go program (when go was
+ * there to build it).
+ */
+static const struct {
+	const char *name;
+	bool meta;
+	struct seen need;
+} fixture_floor[] = {
+        {"exec", false, {3, 1, 1, 0}},
+        {"pie", false, {3, 1, 1, 0}},
+        {"noshdr", false, {3, 1, 1, 0}},
+        {"libshared.so", false, {1, 1, 0, 0}},
+        {"s390x-libc.so.6", false, {2, 1, 0, 0}},
+        {"armhf-libc.so.6", false, {2, 1, 0, 0}},
+        {"libmeta.so", true, {1, 1, 0, 0}},
+        {"user-rpath", true, {3, 1, 1, 0}},
+        {"zexec", true, {3, 1, 1, 0}},
+        {"debug.dbg", true, {3, 1, 1, 0}},
+        {"hello", true, {1, 0, 0, 1}},
+        {"hello-noshdr", true, {1, 0, 0, 1}},
+};
+
 static void test_readelf_notes(void **state)
 {
-	(void)state;
+	struct notes_run *r = *state;
+	struct walk *w = &r->w;
 	double t0 = tb_now();
-	struct tb_paths list = {0};
-	tb_elf_list(&list, LIBDIR);
-	const char *fx[] = {"exec",
-	                    "pie",
-	                    "libshared.so",
-	                    "noshdr",
-	                    "outofrange",
-	                    "s390x-libc.so.6",
-	                    "armhf-libc.so.6",
-	                    "many.o"};
-	for (size_t i = 0; i < sizeof(fx) / sizeof(fx[0]); i++)
-		tb_paths_add(&list, tb_fixture(fx[i]));
-	const char *mfx[] = {"hello", "hello-noshdr", "libmeta.so", "core.threads", "zexec"};
-	for (size_t i = 0; i < sizeof(mfx) / sizeof(mfx[0]); i++)
-		if (tb_meta_has(mfx[i]))
-			tb_paths_add(&list, tb_meta_path(mfx[i]));
-	struct walk w = {0};
-	tb_readelf_lines(&list, "-n", walk_line, &w);
-	end_file(&w);
-	free(w.path);
+	tb_fixture_elf_list(&r->list);
+	size_t nfix = r->list.n;
+	tb_elf_list(&r->list, LIBDIR);
+	w->list = &r->list;
+	w->per = calloc(r->list.n, sizeof(*w->per));
+	assert_non_null(w->per);
+	tb_readelf_lines(&r->list, "-n", walk_line, w);
+	end_file(w);
+	struct seen fx = {0};
+	for (size_t i = 0; i < nfix; i++) {
+		fx.notes += w->per[i].notes;
+		fx.build_ids += w->per[i].build_ids;
+		fx.props += w->per[i].props;
+		fx.go_ids += w->per[i].go_ids;
+	}
 	print_message("notes: %u files, %u notes (owner, size, order) equal to readelf -n, "
-	              "%u build ids, %u x86 properties, %u Go build ids (%.1f s)\n",
-	              w.files, w.notes, w.build_ids, w.props, w.go_ids, tb_now() - t0);
-	assert_int_equal(w.files, list.n);
-	assert_true(w.build_ids > 1000 && w.props > 100);
-	tb_paths_free(&list);
+	              "%u build ids, %u x86 properties, %u Go build ids (%.1f s); of which "
+	              "%zu fixtures: %u notes, %u build ids, %u x86 properties, %u Go build ids\n",
+	              w->files, w->notes, w->build_ids, w->props, w->go_ids, tb_now() - t0, nfix,
+	              fx.notes, fx.build_ids, fx.props, fx.go_ids);
+	assert_int_equal(w->files, r->list.n);
+	for (size_t i = 0; i < sizeof(fixture_floor) / sizeof(fixture_floor[0]); i++) {
+		const char *name = fixture_floor[i].name;
+		if (fixture_floor[i].meta && fixture_floor[i].need.go_ids && !tb_meta_has(name))
+			continue; /* no go tool: hello was not built */
+		const char *path = fixture_floor[i].meta ? tb_meta_fixture(name) : tb_fixture(name);
+		long k = tb_paths_find(&r->list, path);
+		assert_true(k >= 0 && (size_t)k < nfix);
+		const struct seen *got = &w->per[k], *need = &fixture_floor[i].need;
+		if (got->notes < need->notes || got->build_ids < need->build_ids ||
+		    got->props < need->props || got->go_ids < need->go_ids)
+			fail_msg("%s: compared %u notes, %u build ids, %u x86 properties, %u Go "
+			         "build "
+			         "ids; the fixture has at least %u, %u, %u, %u",
+			         path, got->notes, got->build_ids, got->props, got->go_ids,
+			         need->notes, need->build_ids, need->props, need->go_ids);
+	}
 }
 
 /* ------------------------------------------------------------- core */
@@ -292,7 +372,7 @@ static void test_hostile_notes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_readelf_notes),
+	        cmocka_unit_test_setup_teardown(test_readelf_notes, setup_run, teardown_run),
 	        TB_BACKEND_TESTS(test_core),
 	        TB_BACKEND_TESTS(test_hostile_notes),
 	};
