@@ -8,6 +8,7 @@ work. Bad command lines fail without mounting.
 """
 
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -63,9 +64,23 @@ def daemon_pids(mnt):
     return pids
 
 
-def pgrep(mnt):
-    out = subprocess.run(["pgrep", "-f", f"elffs .*{mnt}"], capture_output=True, text=True)
-    return sorted(int(p) for p in out.stdout.split())
+def cmdline_matches(pattern):
+    """What `pgrep -f PATTERN` prints, without procps (not on a minimal
+    Debian): pids of processes but this one whose whole command line, the
+    arguments joined by spaces, matches the regular expression."""
+    regex = re.compile(os.fsencode(pattern))
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().rstrip(b"\0").replace(b"\0", b" ")
+        except OSError:
+            continue
+        if regex.search(cmdline):
+            pids.append(int(entry))
+    return sorted(pids)
 
 
 def background(ck, src, end):
@@ -80,7 +95,8 @@ def background(ck, src, end):
             ck.fail(f"listing the mount right after elffs returned: {e.strerror}")
         pids = daemon_pids(mnt)
         ck.eq(len(pids), 1, "background daemons found in /proc")
-        ck.eq(pgrep(mnt), pids, "pgrep -f finds the same daemon")
+        ck.eq(cmdline_matches(f"elffs .*{re.escape(mnt)}"), pids,
+              "its command line (as pgrep -f reads it) finds the same daemon")
         if end == "SIGTERM":
             for pid in pids:
                 os.kill(pid, signal.SIGTERM)
