@@ -2,7 +2,7 @@
  * elffs: mount a tree of ELF files; every section and segment a file.
  * main() parses the command line, opens SOURCE, mounts, daemonizes (the
  * parent returns once the mount is live) and runs the session loop until
- * SIGINT, SIGTERM or an unmount.
+ * SIGINT, SIGTERM, SIGHUP or an unmount. Exit statuses: options.h.
  */
 #include "dcache.h"
 #include "elffs.h"
@@ -15,10 +15,13 @@
 #include "probe.h"
 #include "readahead.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <wchar.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +100,71 @@ static void configure(const struct elffs_opts *o)
 	elffs.timeout_ns = (uint64_t)(o->timeout_s * 1e9);
 }
 
+/*
+ * glibc's pthread_cancel() loads libgcc_s on its first use, and libfuse
+ * cancels its workers when the session ends: under a tight address-space
+ * limit (ulimit -v) that load fails, glibc aborts and the mount is left
+ * stale. Loaded now, a failure is a clean error before anything is mounted.
+ */
+static int load_libgcc_s(void)
+{
+	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NODELETE);
+	if (!h) {
+		elog(LOG_ERR, "cannot load libgcc_s.so.1 (pthread_cancel needs it): %s", dlerror());
+		return -ENOMEM;
+	}
+	dlclose(h); /* RTLD_NODELETE: stays loaded */
+	return 0;
+}
+
+/*
+ * SIGHUP, SIGINT and SIGTERM end the session whatever the disposition the
+ * daemon inherited: a daemon started with & from a script inherits SIGINT
+ * ignored, and libfuse's fuse_set_signal_handlers() keeps an ignored signal
+ * ignored. The handlers are ours; fuse_set_signal_handlers() then only
+ * ignores SIGPIPE. The old dispositions come back once the mount is gone.
+ */
+static const int exit_signals[] = {SIGHUP, SIGINT, SIGTERM};
+static struct sigaction old_actions[3];
+static struct fuse_session *volatile signal_session;
+
+static void on_exit_signal(int sig)
+{
+	struct fuse_session *se = signal_session;
+	(void)sig;
+	if (se)
+		fuse_session_exit(se);
+}
+
+static int set_exit_signals(struct fuse_session *se)
+{
+	struct sigaction sa = {.sa_handler = on_exit_signal};
+	sigemptyset(&sa.sa_mask); /* no SA_RESTART: the loop's wait returns */
+	signal_session = se;
+	for (size_t i = 0; i < 3; i++)
+		if (sigaction(exit_signals[i], &sa, &old_actions[i]) < 0)
+			return -errno;
+	return 0;
+}
+
+static void restore_exit_signals(void)
+{
+	for (size_t i = 0; i < 3; i++)
+		sigaction(exit_signals[i], &old_actions[i], NULL);
+	signal_session = NULL;
+}
+
+/* Threads started with the exit signals blocked leave them to the session
+ * loop's thread, which they wake. */
+static void block_exit_signals(int how)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < 3; i++)
+		sigaddset(&set, exit_signals[i]);
+	pthread_sigmask(how, &set, NULL);
+}
+
 /* The session loop: libfuse's multithreaded one unless -s. */
 static int loop(struct fuse_session *se, const struct elffs_opts *o)
 {
@@ -119,6 +187,7 @@ static int loop(struct fuse_session *se, const struct elffs_opts *o)
 static int serve(struct fuse_session *se, const struct elffs_opts *o)
 {
 	elffs.se = se;
+	block_exit_signals(SIG_BLOCK);
 	int ret = inval_start(se);
 	if (ret < 0)
 		elog(LOG_WARNING, "no invalidation thread (%s): caches expire by timeout only",
@@ -129,6 +198,7 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	if (o->readahead_kb && (asked || geteuid() == 0) &&
 	    (ret = readahead_start(o->cmd.mountpoint, o->readahead_kb, asked)) < 0)
 		elog(LOG_WARNING, "-o readahead: %s", strerror(-ret));
+	block_exit_signals(SIG_UNBLOCK);
 	ret = loop(se, o);
 	inval_stop();
 	elffs.se = NULL;
@@ -139,23 +209,34 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 		ret = 0;
 	if (ret < 0)
 		elog(LOG_ERR, "session loop: %s", strerror(-ret));
-	return ret < 0 ? 1 : 0;
+	return ret < 0 ? ELFFS_EXIT_SYSTEM : ELFFS_EXIT_OK;
+}
+
+/* Mounted: daemonize (the parent exits 0, the mount being live) and serve. */
+static int daemon_and_serve(struct fuse_session *se, const struct elffs_opts *o)
+{
+	if (fuse_daemonize(o->cmd.foreground) != 0)
+		return ELFFS_EXIT_SYSTEM;
+	if (!o->cmd.foreground)
+		elog_use_syslog();
+	return serve(se, o);
 }
 
 static int mount_and_serve(struct fuse_session *se, const struct elffs_opts *o)
 {
-	if (fuse_set_signal_handlers(se) != 0)
-		return 1;
-	int ret = 1;
+	int ret = set_exit_signals(se);
+	if (ret < 0 || fuse_set_signal_handlers(se) != 0) {
+		elog(LOG_ERR, "signal handlers: %s", strerror(ret < 0 ? -ret : errno));
+		restore_exit_signals();
+		return ELFFS_EXIT_SYSTEM;
+	}
+	ret = ELFFS_EXIT_MOUNT; /* libfuse said why */
 	if (fuse_session_mount(se, o->cmd.mountpoint) == 0) {
-		if (fuse_daemonize(o->cmd.foreground) == 0) {
-			if (!o->cmd.foreground)
-				elog_use_syslog();
-			ret = serve(se, o);
-		}
+		ret = daemon_and_serve(se, o);
 		fuse_session_unmount(se);
 	}
 	fuse_remove_signal_handlers(se);
+	restore_exit_signals();
 	return ret;
 }
 
@@ -165,17 +246,22 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 	struct stat st;
 	configure(o);
 	int ret = open_source(o->source, &kind, &st);
-	if (ret == 0)
-		ret = nodes_init(kind, &st);
 	if (ret < 0) {
 		if (ret != -ENOEXEC && ret != -EINVAL)
 			elog(LOG_ERR, "%s: %s", o->source, strerror(-ret));
-		return 1;
+		return ELFFS_EXIT_SOURCE;
 	}
+	if ((ret = nodes_init(kind, &st)) < 0) {
+		elog(LOG_ERR, "%s: %s", o->source, strerror(-ret));
+		return ELFFS_EXIT_SYSTEM;
+	}
+	if (load_libgcc_s() < 0)
+		return ELFFS_EXIT_SYSTEM;
 	raise_nofile();
+	/* NULL: an unknown option (libfuse names it), or out of memory. */
 	struct fuse_session *se = fuse_session_new(args, &elffs_ops, sizeof(elffs_ops), NULL);
 	if (!se)
-		return 1;
+		return ELFFS_EXIT_USAGE;
 	ret = mount_and_serve(se, o);
 	fuse_session_destroy(se);
 	handles_free_all(); /* open files the kernel never released */
@@ -195,10 +281,8 @@ int main(int argc, char *argv[])
 	 * A byte-oriented stderr makes perror write to stderr directly. */
 	fwide(stderr, -1);
 	int ret = options_parse(argc, argv, &args, &o);
-	if (ret == 0)
+	if (ret == ELFFS_OPTIONS_RUN)
 		ret = run(&args, &o);
-	else
-		ret = ret > 0 ? 0 : 1;
 	if (elffs.srcfd >= 0)
 		close(elffs.srcfd);
 	free(elffs.single_name);

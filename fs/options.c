@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { KEY_HELP, KEY_VERSION, KEY_FSNAME, KEY_SUBTYPE };
 
@@ -41,14 +42,23 @@ static const struct fuse_opt specs[] = {
         FUSE_OPT_END,
 };
 
-static int take_source(struct elffs_opts *o, const char *arg)
+/* The positional arguments, kept as given: checked once all are seen. */
+static int take_nonopt(struct elffs_opts *o, const char *arg)
 {
-	o->source = realpath(arg, NULL);
-	if (!o->source) {
-		fprintf(stderr, "elffs: %s: %s\n", arg, strerror(errno));
+	char **slot = NULL;
+	o->nonopts++;
+	if (o->nonopts == 1)
+		slot = &o->source_arg;
+	else if (o->nonopts == 2)
+		slot = &o->mountpoint_arg;
+	if (!slot) {
+		fprintf(stderr, "elffs: too many arguments: %s\n", arg);
 		return -1;
 	}
-	return 0;
+	*slot = strdup(arg);
+	o->oom |= !*slot;
+	/* drop SOURCE; keep MOUNTPOINT for fuse_parse_cmdline */
+	return !*slot ? -1 : o->nonopts == 2;
 }
 
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -70,13 +80,7 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	case FUSE_OPT_KEY_OPT:
 		return strncmp(arg, "x-", 2) == 0 ? 0 : 1; /* x-systemd.* and friends */
 	case FUSE_OPT_KEY_NONOPT:
-		o->nonopts++;
-		if (o->nonopts == 1)
-			return take_source(o, arg) < 0 ? -1 : 0;
-		if (o->nonopts == 2)
-			return 1; /* the mount point, for fuse_parse_cmdline */
-		fprintf(stderr, "elffs: too many arguments: %s\n", arg);
-		return -1;
+		return take_nonopt(o, arg);
 	}
 	return 1;
 }
@@ -110,7 +114,7 @@ static void help(void)
 
 static void version(void)
 {
-	printf("elffs %s\n", ELFFS_VERSION);
+	printf("elffs %s\n", ELFFS_PROJECT_VERSION);
 	printf("FUSE library version %s\n", fuse_pkgversion());
 	fflush(stdout);
 	fuse_lowlevel_version();
@@ -200,59 +204,109 @@ static int add_mount_options(struct fuse_args *args, struct elffs_opts *o)
 	return ret ? -1 : 0;
 }
 
-static int finish(struct fuse_args *args, struct elffs_opts *o)
+/* SOURCE made absolute; it must exist (what it is, main.c decides). */
+static int resolve_source(struct elffs_opts *o)
+{
+	o->source = realpath(o->source_arg, NULL);
+	if (!o->source) {
+		fprintf(stderr, "elffs: %s: %s\n", o->source_arg, strerror(errno));
+		return ELFFS_EXIT_SOURCE;
+	}
+	return ELFFS_OPTIONS_RUN;
+}
+
+/* A descriptor of /dev/fuse passed as the mount point (mount.fuse3's
+ * drop_privileges): nothing to check, libfuse takes it. */
+static bool is_fuse_fd(const char *mnt)
+{
+	int fd, end = 0;
+	return sscanf(mnt, "/dev/fd/%d%n", &fd, &end) == 1 && end > 0 && !mnt[end] && fd >= 0;
+}
+
+/* The mount point must be a directory: on a regular file the kernel would
+ * make a mount whose root (a directory) answers EIO to everything. */
+static int check_mountpoint(const char *mnt)
+{
+	struct stat st;
+	if (is_fuse_fd(mnt))
+		return ELFFS_OPTIONS_RUN;
+	if (stat(mnt, &st) < 0) {
+		fprintf(stderr, "elffs: mount point %s: %s\n", mnt, strerror(errno));
+		return ELFFS_EXIT_MOUNT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "elffs: mount point %s: not a directory\n", mnt);
+		return ELFFS_EXIT_MOUNT;
+	}
+	return ELFFS_OPTIONS_RUN;
+}
+
+static int check_arguments(struct elffs_opts *o)
 {
 	if (parse_timeout(o) < 0 || parse_readahead(o) < 0)
-		return -1;
-	if (!o->source || o->nonopts < 2) {
+		return ELFFS_EXIT_USAGE;
+	if (o->nonopts < 2) {
 		usage(stderr);
 		fprintf(stderr, "elffs: missing %s (see elffs --help)\n",
-		        o->source ? "MOUNTPOINT" : "SOURCE and MOUNTPOINT");
-		return -1;
+		        o->nonopts ? "MOUNTPOINT" : "SOURCE and MOUNTPOINT");
+		return ELFFS_EXIT_USAGE;
 	}
+	int ret = resolve_source(o);
+	return ret == ELFFS_OPTIONS_RUN ? check_mountpoint(o->mountpoint_arg) : ret;
+}
+
+static int finish(struct fuse_args *args, struct elffs_opts *o)
+{
+	int ret = check_arguments(o);
+	if (ret != ELFFS_OPTIONS_RUN)
+		return ret;
 	if (add_mount_options(args, o) < 0) {
 		fprintf(stderr, "elffs: out of memory\n");
-		return -1;
+		return ELFFS_EXIT_SYSTEM;
 	}
 	if (fuse_parse_cmdline(args, &o->cmd) != 0)
-		return -1;
+		return ELFFS_EXIT_USAGE;
 	if (!o->cmd.mountpoint) {
 		fprintf(stderr, "elffs: missing MOUNTPOINT\n");
-		return -1;
+		return ELFFS_EXIT_USAGE;
 	}
-	return 0;
+	return ELFFS_OPTIONS_RUN;
 }
 
 int options_parse(int argc, char **argv, struct fuse_args *args, struct elffs_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	char **v = argv;
+	*args = (struct fuse_args)FUSE_ARGS_INIT(0, NULL);
 	if (argc > 0 && is_helper(argv[0])) {
 		v = helper_argv(argc, argv, &argc);
 		if (!v)
-			return -1;
+			return ELFFS_EXIT_SYSTEM;
 	}
-	*args = (struct fuse_args)FUSE_ARGS_INIT(0, NULL);
 	int ret = 0;
 	for (int i = 0; i < argc && ret == 0; i++)
 		ret = fuse_opt_add_arg(args, v[i]);
 	if (v != argv)
 		free(v);
-	if (ret || fuse_opt_parse(args, o, specs, opt_proc) != 0)
-		return -1;
+	if (ret)
+		return ELFFS_EXIT_SYSTEM;
+	if (fuse_opt_parse(args, o, specs, opt_proc) != 0)
+		return o->oom ? ELFFS_EXIT_SYSTEM : ELFFS_EXIT_USAGE;
 	if (o->help) {
 		help();
-		return 1;
+		return ELFFS_EXIT_OK;
 	}
 	if (o->version) {
 		version();
-		return 1;
+		return ELFFS_EXIT_OK;
 	}
 	return finish(args, o);
 }
 
 void options_free(struct elffs_opts *o)
 {
+	free(o->source_arg);
+	free(o->mountpoint_arg);
 	free(o->source);
 	free(o->timeout);
 	free(o->readahead);

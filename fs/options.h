@@ -8,16 +8,37 @@
  * cold sequential reads 1.14x-1.25x faster than the kernel's 128 KiB). */
 #define ELFFS_READAHEAD_KB 1024
 
+/*
+ * Exit statuses (docs/elffs.1, EXIT STATUS). 1 and 32 are mount(8)'s
+ * "incorrect invocation" and "mount failure", 2 its "system error", and a
+ * SOURCE that cannot be used has a status of its own (sysexits.h's
+ * EX_NOINPUT) that no mount(8) status shares: `mount -t fuse.elffs` passes
+ * them through unchanged.
+ */
+enum elffs_exit {
+	ELFFS_EXIT_OK = 0,
+	ELFFS_EXIT_USAGE = 1,  /* bad or missing argument, unknown option */
+	ELFFS_EXIT_SYSTEM = 2, /* out of memory, the session failed */
+	ELFFS_EXIT_MOUNT = 32, /* MOUNTPOINT unusable, or the FUSE mount failed */
+	ELFFS_EXIT_SOURCE = 66 /* SOURCE missing, unreadable, not a directory or ELF */
+};
+
+/* options_parse: a mount to make (any other value is an exit status). */
+#define ELFFS_OPTIONS_RUN (-1)
+
 struct elffs_opts {
-	char *source;  /* SOURCE made absolute (realpath) */
-	int nommap;    /* -o nommap */
-	char *timeout; /* -o timeout=SECS as given */
+	char *source_arg;     /* SOURCE as given */
+	char *mountpoint_arg; /* MOUNTPOINT as given */
+	char *source;         /* SOURCE made absolute (realpath) */
+	int nommap;           /* -o nommap */
+	char *timeout;        /* -o timeout=SECS as given */
 	double timeout_s;
 	char *readahead;       /* -o readahead=KB as given */
 	unsigned readahead_kb; /* 0: the kernel's window */
 	int help;
 	int version;
 	int nonopts; /* positional arguments seen */
+	int oom;     /* out of memory while parsing */
 	int has_fsname;
 	int has_subtype;
 	struct fuse_cmdline_opts cmd; /* -f -d -s, mountpoint, threads */
@@ -26,8 +47,10 @@ struct elffs_opts {
 /*
  * Parse the command line into o; args keeps what fuse_session_new() must
  * see. Also accepts the mount(8) helper convention (argv[0] "mount.*":
- * SOURCE MOUNTPOINT [-nsfv] [-t TYPE] [-o OPTS]). Returns 0 to go on, 1
- * when help or version was printed (exit 0), -1 after printing an error.
+ * SOURCE MOUNTPOINT [-nsfv] [-t TYPE] [-o OPTS]). SOURCE must exist and
+ * MOUNTPOINT be a directory. Returns ELFFS_OPTIONS_RUN to go on, or the
+ * status to exit with: ELFFS_EXIT_OK once help or version was printed,
+ * ELFFS_EXIT_USAGE, _SOURCE, _MOUNT or _SYSTEM after printing an error.
  */
 int options_parse(int argc, char **argv, struct fuse_args *args, struct elffs_opts *o);
 
