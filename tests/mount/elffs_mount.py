@@ -252,11 +252,13 @@ class Mount:
         try:
             rc = self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
+            stacks = daemon_stacks(self.proc.pid)
             force_unmount(self.path)
             self.proc.kill()
             rc = self.proc.wait()
             if record:
-                self.ck.fail(f"daemon did not exit within 10 s of fusermount3 -u ({self.source})")
+                self.ck.fail(f"daemon did not exit within 10 s of fusermount3 -u ({self.source})"
+                             f"; its threads then:\n{stacks}")
         force_unmount(self.path)
         if record and self.check_exit:
             if died_early:
@@ -288,6 +290,26 @@ class Mount:
         if self.log is not None:
             self.log.close()
         return False
+
+
+def daemon_stacks(pid):
+    """What each thread of a stuck daemon is doing: kernel wait channel and
+    stack from /proc, and gdb's backtraces when gdb is there."""
+    out = []
+    for tid in sorted(os.listdir(f"/proc/{pid}/task"), key=int):
+        parts = []
+        for f in ("comm", "wchan", "stack"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/{f}") as fh:
+                    parts.append(fh.read().strip().replace("\n", " | "))
+            except OSError:
+                pass
+        out.append(f"  {tid}: " + " ; ".join(parts))
+    if shutil.which("gdb"):
+        r = subprocess.run(["gdb", "-batch", "-p", str(pid), "-ex", "thread apply all bt"],
+                           capture_output=True, text=True, timeout=60)
+        out += [line for line in r.stdout.splitlines() if line.startswith(("#", "Thread"))]
+    return "\n".join(out)
 
 
 def run_mounted(ck, source, args, body):
