@@ -122,10 +122,13 @@ static int load_libgcc_s(void)
  * daemon inherited: a daemon started with & from a script inherits SIGINT
  * ignored, and libfuse's fuse_set_signal_handlers() keeps an ignored signal
  * ignored. The handlers are ours; fuse_set_signal_handlers() then only
- * ignores SIGPIPE. The old dispositions come back once the mount is gone.
+ * ignores SIGPIPE. They stay until exit, doing nothing once the session is
+ * over: a signal during the clean-up after the unmount must not turn the
+ * exit status into a death by that signal. Only the session's thread takes
+ * them (libfuse's workers and ours block them), so the session cannot be
+ * destroyed under a running handler.
  */
 static const int exit_signals[] = {SIGHUP, SIGINT, SIGTERM};
-static struct sigaction old_actions[3];
 static struct fuse_session *volatile signal_session;
 
 static void on_exit_signal(int sig)
@@ -142,16 +145,9 @@ static int set_exit_signals(struct fuse_session *se)
 	sigemptyset(&sa.sa_mask); /* no SA_RESTART: the loop's wait returns */
 	signal_session = se;
 	for (size_t i = 0; i < 3; i++)
-		if (sigaction(exit_signals[i], &sa, &old_actions[i]) < 0)
+		if (sigaction(exit_signals[i], &sa, NULL) < 0)
 			return -errno;
 	return 0;
-}
-
-static void restore_exit_signals(void)
-{
-	for (size_t i = 0; i < 3; i++)
-		sigaction(exit_signals[i], &old_actions[i], NULL);
-	signal_session = NULL;
 }
 
 /* Threads started with the exit signals blocked leave them to the session
@@ -227,7 +223,7 @@ static int mount_and_serve(struct fuse_session *se, const struct elffs_opts *o)
 	int ret = set_exit_signals(se);
 	if (ret < 0 || fuse_set_signal_handlers(se) != 0) {
 		elog(LOG_ERR, "signal handlers: %s", strerror(ret < 0 ? -ret : errno));
-		restore_exit_signals();
+		signal_session = NULL;
 		return ELFFS_EXIT_SYSTEM;
 	}
 	ret = ELFFS_EXIT_MOUNT; /* libfuse said why */
@@ -236,7 +232,7 @@ static int mount_and_serve(struct fuse_session *se, const struct elffs_opts *o)
 		fuse_session_unmount(se);
 	}
 	fuse_remove_signal_handlers(se);
-	restore_exit_signals();
+	signal_session = NULL; /* the handlers stay, doing nothing */
 	return ret;
 }
 

@@ -25,8 +25,8 @@ import tempfile
 import threading
 import time
 
-from elffs_mount import (Checker, elffs_path, fixtures_dir, force_unmount, mount_entry,
-                         require_fuse, wait_for)
+from elffs_mount import (SANITIZER_MARKS, Checker, elffs_path, fixtures_dir, force_unmount,
+                         mount_entry, require_fuse, wait_for)
 
 IGNORE = ["/bin/sh", "-c", 'trap "" HUP INT TERM; exec "$@"', "sh"]
 MIB = 1 << 20
@@ -84,13 +84,18 @@ class Daemon:
         except subprocess.TimeoutExpired:
             return None
 
-    def close(self):
-        """Whatever happened: no daemon, no mount, no directory left."""
+    def close(self, ck):
+        """Whatever happened: no daemon, no mount, no directory left; no
+        sanitizer report in the daemon's output."""
         force_unmount(self.mnt)
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
         force_unmount(self.mnt)
+        self.log.seek(0)
+        text = self.log.read().decode(errors="replace")
+        reports = [ln for ln in text.splitlines() if any(m in ln for m in SANITIZER_MARKS)]
+        ck.ok(not reports, f"daemon sanitizer report: {reports[:3]}\n{text[-3000:]}")
         self.log.close()
         try:
             os.rmdir(self.mnt)
@@ -110,7 +115,7 @@ def foreground_ignored(ck, src, sig):
         ck.eq(rc, 0, f"{sig.name} ignored at start, then sent: exit status")
         ck.ok(mount_entry(d.mnt) is None, f"{sig.name} ignored at start: mount left behind")
     finally:
-        d.close()
+        d.close(ck)
 
 
 def background_ignored(ck, src):
@@ -192,7 +197,7 @@ def limited_run(ck, src, mib, end, load):
         ck.ok(rc in (None, 0, 2), f"{what}: exit status {rc}: {d.output()}")
         ck.ok(mount_entry(d.mnt) is None, f"{what}: stale mount left: {d.output()}")
     finally:
-        d.close()
+        d.close(ck)
     return served
 
 
