@@ -12,23 +12,43 @@
  *   descriptor (a file that cannot be mapped keeps it and stays on pread).
  *
  * When more descriptors are open than the budget allows, the least
- * recently used one that no read is using is parked.
+ * recently used one that no read is using is parked. The budget is a
+ * quarter of the soft RLIMIT_NOFILE (read again at each check, so that it
+ * follows the limit), at most 256, unless pfelf_set_fd_budget() set one.
+ * When the process runs out of descriptors all the same (EMFILE, ENFILE:
+ * the caller holds many of its own), every idle descriptor is given back
+ * and the open is tried once more.
  */
 #include "pfelf_i.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#define AUTO_BUDGET_MAX 256
 
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 static pfelf_file *lru_head, *lru_tail; /* handles with an open descriptor */
 static unsigned open_fds;
-static unsigned fd_budget = 256;
+static unsigned fd_budget; /* 0: from RLIMIT_NOFILE */
 
 PFELF_API void pfelf_set_fd_budget(unsigned n)
 {
 	pthread_mutex_lock(&fd_lock);
-	fd_budget = n ? n : 1;
+	fd_budget = n;
 	pthread_mutex_unlock(&fd_lock);
+}
+
+/* The budget now (lock held). */
+static unsigned budget(void)
+{
+	if (fd_budget)
+		return fd_budget;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 4 >= AUTO_BUDGET_MAX)
+		return AUTO_BUDGET_MAX;
+	return rl.rlim_cur >= 8 ? (unsigned)(rl.rlim_cur / 4) : 1;
 }
 
 static void lru_unlink(pfelf_file *f)
@@ -83,16 +103,44 @@ static int map_locked(pfelf_file *f)
 	return 0;
 }
 
-/* Park idle descriptors until one more fits the budget (lock held). */
-static void make_room(void)
+/* Park idle descriptors until no more than keep are open (lock held). */
+static void park_down_to(unsigned keep)
 {
 	pfelf_file *v = lru_head;
-	while (open_fds >= fd_budget && v) {
+	while (open_fds > keep && v) {
 		pfelf_file *next = v->fd_next;
 		if (v->fd_users == 0 && (!v->lazy || map_locked(v) == 0))
 			park(v);
 		v = next;
 	}
+}
+
+/* Park idle descriptors until one more fits the budget (lock held). */
+static void make_room(void)
+{
+	park_down_to(budget() - 1);
+}
+
+void pfelf__fd_shed(void)
+{
+	pthread_mutex_lock(&fd_lock);
+	park_down_to(0);
+	pthread_mutex_unlock(&fd_lock);
+}
+
+static bool out_of_fds(int err)
+{
+	return err == EMFILE || err == ENFILE;
+}
+
+int pfelf__open_retry(int dirfd, const char *path, int flags)
+{
+	int fd = openat(dirfd, path, flags);
+	if (fd < 0 && out_of_fds(errno)) {
+		pfelf__fd_shed();
+		fd = openat(dirfd, path, flags);
+	}
+	return fd < 0 ? -errno : fd;
 }
 
 static bool same_file(const pfelf_identity *a, const struct stat *st)
@@ -105,9 +153,13 @@ static bool same_file(const pfelf_identity *a, const struct stat *st)
 
 static int reopen(pfelf_file *f)
 {
-	int fd = openat(f->dirfd, f->path,
-	                O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+	const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW;
+	int fd = openat(f->dirfd, f->path, flags);
+	if (fd < 0 && out_of_fds(errno)) { /* give back every idle one, once */
+		park_down_to(0);
+		fd = openat(f->dirfd, f->path, flags);
+	}
+	if (fd < 0 && out_of_fds(errno))
 		return -EMFILE;
 	if (fd < 0)
 		return -EIO; /* gone or replaced by something we may not open */

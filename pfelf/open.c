@@ -60,6 +60,10 @@ static int keep_fd(int fd, bool own)
 	if (own)
 		return fd;
 	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (d < 0 && (errno == EMFILE || errno == ENFILE)) {
+		pfelf__fd_shed(); /* give back idle descriptors, try once more */
+		d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	}
 	return d < 0 ? -errno : d;
 }
 
@@ -159,9 +163,9 @@ PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags, pfelf_fi
 	int oflags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
 	if (flags & PFELF_OPEN_NOFOLLOW)
 		oflags |= O_NOFOLLOW;
-	int fd = openat(dirfd, path, oflags);
+	int fd = pfelf__open_retry(dirfd, path, oflags);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	pfelf_file *f = pfelf__alloc();
 	if (!f)
 		close(fd);

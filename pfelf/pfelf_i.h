@@ -265,6 +265,11 @@ static inline void pfelf__decode_shdr(const uint8_t *b, uint32_t index, bool is6
 /* The process-wide budget of parkable descriptors (fdbudget.c). */
 int pfelf__fd_register(pfelf_file *f) PFELF_HIDDEN;
 void pfelf__fd_unregister(pfelf_file *f) PFELF_HIDDEN;
+/* Park every idle descriptor of the budget (the process ran out of them). */
+void pfelf__fd_shed(void) PFELF_HIDDEN;
+/* openat(2) that, on EMFILE or ENFILE, gives back the idle descriptors of
+ * the budget and tries once more: a descriptor or -errno. */
+int pfelf__open_retry(int dirfd, const char *path, int flags) PFELF_HIDDEN;
 /* Pin f's descriptor open (reopening it if parked): 0 and *fd, 1 when a
  * lazy handle got mapped (read through f->base then), or -errno. */
 int pfelf__fd_acquire(pfelf_file *f, int *fd) PFELF_HIDDEN;

@@ -326,9 +326,13 @@ PFELF_API void pfelf_put_ref(pfelf_file *f, pfelf_ref *ref);
 
 /**
  * Budget of descriptors of the process's PFELF_OPEN_REOPEN pread handles and
- * mmap handles not mapped yet (default 256, at least 1): past it, the least
- * recently used idle descriptor is closed (an mmap handle's file is mapped
- * first). Never fails.
+ * mmap handles not mapped yet: past it, the least recently used idle
+ * descriptor is closed (an mmap handle's file is mapped first). 0 (the
+ * default) follows the process's limit: a quarter of the soft
+ * RLIMIT_NOFILE at the time of each check, at most 256, at least 1. Should
+ * an open, a reopen or a dup of pfelf's fail with EMFILE or ENFILE all the
+ * same, every idle descriptor of the budget is closed and it is tried once
+ * more. Never fails.
  */
 PFELF_API void pfelf_set_fd_budget(unsigned n);
 

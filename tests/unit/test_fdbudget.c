@@ -4,6 +4,8 @@
  * descriptor was parked and reopened, keep a descriptor pinned while a
  * reference to it is held, and refuse a file replaced since open. Lazy
  * mmap handles hold a descriptor until mapped, within the same budget.
+ * The default budget follows RLIMIT_NOFILE, and a process out of
+ * descriptors gets the idle ones of the budget back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define NFILES 40
@@ -213,6 +216,98 @@ static void test_lazy_mmap_within_budget(void **state)
 	assert_int_equal(st1.mappings, st0.mappings);
 }
 
+/* Set the soft RLIMIT_NOFILE to n (the hard one stays); the old limits in *old. */
+static void set_nofile(rlim_t n, struct rlimit *old)
+{
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, old), 0);
+	struct rlimit rl = {n, old->rlim_max};
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+}
+
+/* The default budget is a quarter of the soft RLIMIT_NOFILE: under a limit
+ * of 64, NFILES handles hold 16 descriptors, no more. */
+static void test_budget_follows_rlimit(void **state)
+{
+	pfelf_file *h[NFILES];
+	struct rlimit old;
+	pfelf_set_fd_budget(0);
+	int before = count_fds();
+	set_nofile(64, &old);
+	open_all(h);
+	uint8_t *buf = malloc(orig_len);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < NFILES; i++) {
+			memset(buf, 0, orig_len);
+			assert_int_equal(pfelf_read(h[i], 0, buf, orig_len), (ssize_t)orig_len);
+			assert_memory_equal(buf, orig, orig_len);
+		}
+	}
+	free(buf);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	int held = count_fds() - before;
+	assert_true(held <= 64 / 4 && held >= 64 / 4 - 2); /* the budget, and used */
+	for (int i = 0; i < NFILES; i++)
+		pfelf_close(h[i]);
+	pfelf_set_fd_budget(BUDGET);
+}
+
+/* The highest descriptor open now. */
+static int max_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int top = -1;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) > top && atoi(e->d_name) != dirfd(d))
+			top = atoi(e->d_name);
+	if (d)
+		closedir(d);
+	return top;
+}
+
+/*
+ * Out of descriptors all the same (the caller holds all the others, the
+ * budget is large): an open, and the reopens of parked handles, give back
+ * the idle descriptors of the budget and go on; every byte stays right.
+ */
+static void test_emfile_gives_back(void **state)
+{
+	pfelf_file *h[NFILES], *extra = NULL;
+	pfelf_set_fd_budget(1000);
+	open_all(h);
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int top = max_fd(), fill[256], nfill = 0;
+	for (int d; nfill < 256 && (d = fcntl(nul, F_DUPFD_CLOEXEC, 0)) >= 0;) {
+		if (d > top) {
+			close(d);
+			break;
+		}
+		fill[nfill++] = d; /* every number up to top is taken */
+	}
+	struct rlimit old;
+	set_nofile((rlim_t)top + 1, &old);
+	assert_int_equal(fcntl(nul, F_DUPFD_CLOEXEC, 0), -1);
+	assert_int_equal(errno, EMFILE);
+	assert_int_equal(pfelf_openat(dirfd_, "f00", PFELF_OPEN_NOMMAP | PFELF_OPEN_REOPEN, &extra),
+	                 0);
+	uint8_t b[256];
+	for (int i = 0; i < NFILES; i++) {
+		memset(b, 0, sizeof(b));
+		assert_int_equal(pfelf_read(h[i], 0, b, sizeof(b)), (ssize_t)sizeof(b));
+		assert_memory_equal(b, orig, sizeof(b));
+	}
+	assert_int_equal(pfelf_read(extra, 0, b, sizeof(b)), (ssize_t)sizeof(b));
+	assert_memory_equal(b, orig, sizeof(b));
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	for (int i = 0; i < nfill; i++)
+		close(fill[i]);
+	close(nul);
+	pfelf_close(extra);
+	for (int i = 0; i < NFILES; i++)
+		pfelf_close(h[i]);
+	pfelf_set_fd_budget(BUDGET);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +316,8 @@ int main(void)
 	        cmocka_unit_test(test_replaced_file_is_eio),
 	        cmocka_unit_test(test_lazy_mmap_maps_on_first_use),
 	        cmocka_unit_test(test_lazy_mmap_within_budget),
+	        cmocka_unit_test(test_budget_follows_rlimit),
+	        cmocka_unit_test(test_emfile_gives_back),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
