@@ -59,8 +59,7 @@ static int list_source(struct node *dir, struct dirlist *d)
 	int ret = 0;
 	struct dirent *de;
 	while (ret == 0 && (errno = 0, de = readdir(dp))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    src_is_mountpoint(dir, de->d_name))
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		struct stat st;
 		int kind = probe_entry(dirfd(dp), de->d_name, de->d_type, &st);

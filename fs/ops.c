@@ -1,8 +1,12 @@
 /* The handler table and the connection setup. */
 #include "ops.h"
+#include "source.h"
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
+	/* Before the kernel sends anything else: what our own mount is. */
+	if (elffs.se)
+		src_learn_own_mount(fuse_session_fd(elffs.se));
 	/* Memory buffers point into shared file mappings: never splice them. */
 	conn->want &= ~(FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;

@@ -21,12 +21,10 @@
 /* The kind and lstat of entry name of SOURCE directory dir. */
 static int classify(struct node *dir, const char *name, struct stat *st)
 {
-	if (src_is_mountpoint(dir, name))
-		return -ENOENT;
 	int fd = dir->parent ? src_open_dir(dir, O_PATH) : elffs.srcfd;
 	if (fd < 0) /* the directory itself is gone or is something else now */
 		return fd == -ENOMEM || fd == -EMFILE || fd == -ENFILE ? fd : -ENOENT;
-	int ret = fstatat(fd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	int ret = src_statat(fd, name, st); /* -ELOOP: our own mount */
 	if (ret == 0)
 		ret = probe_classify(fd, name, st);
 	if (fd != elffs.srcfd)

@@ -65,9 +65,9 @@ void probe_cache_clear(void)
 /* Read the magic; 1 ELF, 0 not (or not a regular file any more), -errno. */
 static int read_magic(int dirfd, const char *name, pfelf_identity *id)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int fd = src_openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	struct stat st;
 	unsigned char magic[4];
 	int ret = 0;
@@ -116,13 +116,14 @@ int probe_classify(int dirfd, const char *name, const struct stat *st)
 
 int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st)
 {
-	if (d_type == DT_DIR)
-		return NK_DIR;
+	if (d_type == DT_DIR) { /* a mount point, perhaps of our own mount */
+		int ret = src_check_entry(dirfd, name);
+		return ret < 0 ? ret : NK_DIR;
+	}
 	if (d_type == DT_LNK)
 		return NK_LINK;
 	if (d_type != DT_REG && d_type != DT_UNKNOWN)
 		return -ENOENT;
-	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	return probe_classify(dirfd, name, st);
+	int ret = src_statat(dirfd, name, st);
+	return ret < 0 ? ret : probe_classify(dirfd, name, st);
 }

@@ -20,8 +20,9 @@ int probe_classify(int dirfd, const char *name, const struct stat *st);
 
 /*
  * Kind of a directory entry from its d_type, with lstat (into st) only when
- * d_type does not tell or the entry is a regular file. As probe_classify;
- * st is valid when the result is NK_BIN.
+ * d_type does not tell or the entry is a regular file, and a look at the
+ * device of a directory (-ELOOP: our own mount). As probe_classify; st is
+ * valid when the result is NK_BIN.
  */
 int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st);
 

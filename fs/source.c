@@ -1,36 +1,265 @@
-/* Access to SOURCE without following symlinks. */
+/*
+ * Access to SOURCE without following symlinks and without ever entering
+ * the daemon's own mount (docs/architecture.md, "Access to SOURCE").
+ *
+ * The own mount is known by its device, learned at INIT (before any other
+ * request can arrive). A system call that resolves a path into our mount
+ * would be answered by ourselves: under -s, or once every worker waits on
+ * such a call, never. So nothing here resolves a name that may be a mount
+ * point with a call that can reach its file system: a name is opened with
+ * openat2(RESOLVE_NO_XDEV), which fails with EXDEV instead of entering
+ * another mount; only then is it opened O_PATH (which sends nothing to
+ * FUSE), its device read with statx of an empty mask (which never asks a
+ * FUSE daemon either), and, when it is not ours, opened again through that
+ * descriptor. Other file systems mounted below SOURCE thus stay visible.
+ */
 #include "source.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
-static atomic_int no_openat2;
+#define RESOLVE_SAFE (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH)
+#define OWN_MAX      8 /* devices taken for our own mount */
 
-/* Open path (relative to SOURCE) with no symlink anywhere in it. */
-static int open_beneath(const char *path, int flags)
+static atomic_int no_openat2;
+static dev_t own_devs[OWN_MAX];
+static atomic_uint own_count;
+static atomic_bool own_logged;
+
+/* ------------------------------------------------------------ own mount */
+
+static void own_add(dev_t dev)
 {
-	flags |= O_CLOEXEC | O_NOFOLLOW;
-	if (!atomic_load(&no_openat2)) {
-		struct open_how how = {
-		        .flags = (uint64_t)flags,
-		        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
-		};
-		long fd = syscall(SYS_openat2, elffs.srcfd, path, &how, sizeof(how));
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != ENOSYS && errno != EPERM)
-			return -errno;
-		atomic_store(&no_openat2, 1); /* old kernel or a seccomp filter */
+	unsigned n = atomic_load(&own_count);
+	for (unsigned i = 0; i < n; i++)
+		if (own_devs[i] == dev)
+			return;
+	if (n < OWN_MAX) {
+		own_devs[n] = dev;
+		atomic_store(&own_count, n + 1);
 	}
-	int fd = openat(elffs.srcfd, path, flags);
+}
+
+bool src_is_own_dev(dev_t dev)
+{
+	unsigned n = atomic_load(&own_count);
+	for (unsigned i = 0; i < n; i++)
+		if (own_devs[i] == dev)
+			return true;
+	return false;
+}
+
+/* The connection of /dev/fuse descriptor fd, from its fdinfo (recent
+ * kernels): it is the mount's device number. */
+static int own_from_fdinfo(int fd)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ssize_t n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "fuse_connection:");
+	if (!p)
+		return -ENOENT;
+	unsigned long kdev = strtoul(p + strlen("fuse_connection:"), NULL, 10);
+	own_add(makedev((unsigned)(kdev >> 20), (unsigned)(kdev & 0xfffff))); /* kernel dev_t */
+	return 0;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *o = s;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* One line of /proc/self/mountinfo: a FUSE mount whose source is SOURCE
+ * (the daemon's default fsname) is taken for ours. */
+static void own_from_line(char *line)
+{
+	unsigned ma, mi;
+	char *sep = strstr(line, " - ");
+	if (!sep || sscanf(line, "%*s %*s %u:%u", &ma, &mi) != 2)
+		return;
+	char *save = NULL;
+	char *type = strtok_r(sep + 3, " \n", &save);
+	char *source = type ? strtok_r(NULL, " \n", &save) : NULL;
+	if (!source || strncmp(type, "fuse", 4) != 0)
+		return;
+	unescape(source);
+	if (elffs.source && strcmp(source, elffs.source) == 0)
+		own_add(makedev(ma, mi));
+}
+
+static void own_from_mountinfo(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0)
+		own_from_line(line);
+	free(line);
+	fclose(f);
+}
+
+/* The device of name in dirfd (or of dirfd with AT_EMPTY_PATH in flags).
+ * An empty mask: no file system is asked, not even a FUSE one. */
+static int dev_of(int dirfd, const char *name, int flags, dev_t *dev)
+{
+	struct statx sx;
+	if (statx(dirfd, name, flags | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+	          0, &sx) < 0)
+		return -errno;
+	*dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	return 0;
+}
+
+void src_learn_own_mount(int fusefd)
+{
+	dev_t dev;
+	if (own_from_fdinfo(fusefd) == 0)
+		return;
+	/* Older kernels: the mount point when it lies inside SOURCE, and the
+	 * FUSE mounts of SOURCE by name. */
+	if (elffs.mnt_rel && dev_of(elffs.srcfd, elffs.mnt_rel, 0, &dev) == 0 && major(dev) == 0)
+		own_add(dev);
+	own_from_mountinfo();
+	if (atomic_load(&own_count) == 0)
+		elog(LOG_WARNING, "cannot tell the mount's device: a bind mount of the mount point "
+		                  "inside SOURCE could hang it");
+}
+
+/* -ELOOP when the object of descriptor fd is on our own mount, else 0. */
+static int not_own(int fd, const char *name)
+{
+	dev_t dev;
+	int ret = dev_of(fd, "", AT_EMPTY_PATH, &dev);
+	if (ret < 0 || !src_is_own_dev(dev))
+		return ret;
+	if (!atomic_exchange(&own_logged, true))
+		elog(LOG_WARNING,
+		     "SOURCE entry '%s' is the mount itself (a bind mount of it?): left "
+		     "out, as every other such entry from now on",
+		     name);
+	return -ELOOP;
+}
+
+int src_check_entry(int dirfd, const char *name)
+{
+	dev_t dev;
+	int ret = dev_of(dirfd, name, 0, &dev);
+	if (ret < 0 || !src_is_own_dev(dev))
+		return ret;
+	int fd = src_openat(dirfd, name, O_PATH); /* -ELOOP, and logs it */
+	if (fd < 0)
+		return fd;
+	close(fd); /* not ours any more */
+	return 0;
+}
+
+/* ------------------------------------------------------------- opening */
+
+/* openat2 of path in dirfd, never through a symlink nor out of dirfd, and
+ * with RESOLVE_NO_XDEV in resolve never into another mount (-EXDEV);
+ * -ENOSYS on a kernel without it. */
+static int open2(int dirfd, const char *path, int flags, uint64_t resolve)
+{
+	if (atomic_load(&no_openat2))
+		return -ENOSYS;
+	struct open_how how = {
+	        .flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+	        .resolve = RESOLVE_SAFE | resolve,
+	};
+	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ENOSYS && errno != EPERM)
+		return -errno;
+	atomic_store(&no_openat2, 1); /* old kernel or a seccomp filter */
+	return -ENOSYS;
+}
+
+/* The object of O_PATH descriptor pfd opened again with flags. */
+static int reopen_path(int pfd, int flags)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
+	int fd = open(path, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
+
+/*
+ * Open entry name of directory dirfd (never our own mount) with flags,
+ * not following a symlink, never entering our own mount (-ELOOP).
+ */
+static int open_entry(int dirfd, const char *name, int flags)
+{
+	int fd = open2(dirfd, name, flags, RESOLVE_NO_XDEV);
+	if (fd != -EXDEV && fd != -ENOSYS)
+		return fd;
+	/* A mount point (or no openat2): its device first, through O_PATH. */
+	int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (flags & O_DIRECTORY));
+	if (pfd < 0)
+		return -errno;
+	int ret = not_own(pfd, name);
+	if (ret == 0 && (flags & O_PATH))
+		return pfd;
+	if (ret == 0 && fd == -EXDEV)
+		ret = reopen_path(pfd, flags);
+	else if (ret == 0) /* without openat2: a mount made in between is not seen */
+		ret = (fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC)) < 0 ? -errno : fd;
+	close(pfd);
+	return ret;
+}
+
+static int stat_entry(int dirfd, const char *name, struct stat *st)
+{
+	int fd = open_entry(dirfd, name, O_PATH);
+	if (fd < 0)
+		return fd;
+	int ret = fstat(fd, st) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+int src_statat(int dirfd, const char *name, struct stat *st)
+{
+	return stat_entry(dirfd, name, st);
+}
+
+int src_openat(int dirfd, const char *name, int flags)
+{
+	return open_entry(dirfd, name, flags);
+}
+
+/* ----------------------------------------------------------- directories */
 
 /* Path of source directory node dir relative to SOURCE ("." for the root). */
 static int rel_path(const struct node *dir, char *buf, size_t size)
@@ -55,28 +284,59 @@ static int rel_path(const struct node *dir, char *buf, size_t size)
 	return 0;
 }
 
-bool src_is_mountpoint(const struct node *dir, const char *name)
+/*
+ * Open directory node dir one component at a time from SOURCE: below a
+ * mount point, or deeper than PATH_MAX. Each step is an open_entry, so
+ * our own mount is never entered.
+ */
+static int walk(const struct node *dir, int flags)
 {
-	if (!elffs.mnt_rel)
-		return false;
+	size_t depth = 0;
+	for (const struct node *n = dir; n->parent; n = n->parent)
+		depth++;
+	const struct node **chain = malloc(depth * sizeof(*chain));
+	if (!chain)
+		return -ENOMEM;
+	size_t i = depth;
+	for (const struct node *n = dir; n->parent; n = n->parent)
+		chain[--i] = n;
+	int cur = elffs.srcfd;
+	for (i = 0; i < depth && cur >= 0; i++) {
+		int fd = open_entry(cur, chain[i]->name,
+		                    i + 1 < depth ? O_PATH | O_DIRECTORY : flags);
+		if (cur != elffs.srcfd)
+			close(cur);
+		cur = fd;
+	}
+	free(chain);
+	return cur;
+}
+
+static int open_dir(const struct node *dir, int flags)
+{
+	if (!dir->parent) {
+		int fd = openat(elffs.srcfd, ".", flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
 	char path[PATH_MAX];
-	if (rel_path(dir, path, sizeof(path)) < 0)
-		return false;
-	size_t len = strcmp(path, ".") == 0 ? 0 : strlen(path);
-	return strncmp(elffs.mnt_rel, path, len) == 0 && (len == 0 || elffs.mnt_rel[len] == '/') &&
-	       strcmp(elffs.mnt_rel + len + (len > 0), name) == 0;
+	int ret = rel_path(dir, path, sizeof(path));
+	if (ret == 0) { /* one call when no mount lies on the way */
+		ret = open2(elffs.srcfd, path, flags, RESOLVE_NO_XDEV);
+		if (ret != -EXDEV && ret != -ENOSYS)
+			return ret;
+	}
+	return walk(dir, flags);
 }
 
 int src_open_dir(const struct node *dir, int flags)
 {
-	char path[PATH_MAX];
-	int ret = rel_path(dir, path, sizeof(path));
-	if (ret < 0)
-		return ret;
-	return open_beneath(path, flags | O_DIRECTORY);
+	return open_dir(dir, flags | O_DIRECTORY);
 }
 
-int src_locate(const struct node *n, struct srcloc *loc)
+/* --------------------------------------------------------------- nodes */
+
+/* src_locate without looking at the entry itself. */
+static int locate(const struct node *n, struct srcloc *loc)
 {
 	loc->owned = false;
 	if (!n->parent) { /* file mode: the root is SOURCE itself */
@@ -97,6 +357,14 @@ int src_locate(const struct node *n, struct srcloc *loc)
 	return 0;
 }
 
+int src_locate(const struct node *n, struct srcloc *loc)
+{
+	int ret = locate(n, loc);
+	if (ret == 0 && (ret = src_check_entry(loc->dirfd, loc->name)) < 0)
+		src_release(loc);
+	return ret;
+}
+
 void src_release(struct srcloc *loc)
 {
 	if (loc->owned)
@@ -109,10 +377,10 @@ int src_lstat(const struct node *n, struct stat *st)
 	if (!n->parent && !elffs.single_name)
 		return fstat(elffs.srcfd, st) < 0 ? -errno : 0;
 	struct srcloc loc;
-	int ret = src_locate(n, &loc);
+	int ret = locate(n, &loc);
 	if (ret < 0)
 		return ret;
-	ret = fstatat(loc.dirfd, loc.name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	ret = src_statat(loc.dirfd, loc.name, st);
 	src_release(&loc);
 	return ret;
 }
@@ -120,11 +388,10 @@ int src_lstat(const struct node *n, struct stat *st)
 int src_open_file(const struct node *n)
 {
 	struct srcloc loc;
-	int ret = src_locate(n, &loc);
+	int ret = locate(n, &loc);
 	if (ret < 0)
 		return ret;
-	int fd = openat(loc.dirfd, loc.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	ret = fd < 0 ? -errno : fd;
+	ret = src_openat(loc.dirfd, loc.name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 	src_release(&loc);
 	return ret;
 }
@@ -132,13 +399,18 @@ int src_open_file(const struct node *n)
 ssize_t src_readlink(const struct node *n, char *buf, size_t size)
 {
 	struct srcloc loc;
-	int ret = src_locate(n, &loc);
+	int ret = locate(n, &loc);
 	if (ret < 0)
 		return ret;
-	ssize_t len = readlinkat(loc.dirfd, loc.name, buf, size);
+	int fd = src_openat(loc.dirfd, loc.name, O_PATH);
 	src_release(&loc);
-	if (len < 0)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	ssize_t len = readlinkat(fd, "", buf, size);
+	ret = len < 0 ? -errno : 0;
+	close(fd);
+	if (ret < 0)
+		return ret == -ENOENT ? -EINVAL : ret; /* "": not a symlink any more */
 	if ((size_t)len >= size)
 		return -ENAMETOOLONG;
 	buf[len] = '\0';
@@ -147,16 +419,9 @@ ssize_t src_readlink(const struct node *n, char *buf, size_t size)
 
 bool src_current_size(const struct node *n, const pfelf_identity *id, uint64_t *size)
 {
-	char buf[PATH_MAX];
-	const char *path = elffs.single_name;
-	if (n->parent) {
-		if (rel_path(n, buf, sizeof(buf)) < 0)
-			return false;
-		path = buf;
-	}
 	struct stat st;
-	if (!path || fstatat(elffs.srcfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    (uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino)
+	if (src_lstat(n, &st) < 0 || (uint64_t)st.st_dev != id->dev ||
+	    (uint64_t)st.st_ino != id->ino)
 		return false;
 	*size = (uint64_t)st.st_size;
 	return true;

@@ -3,6 +3,9 @@
  * resolved without following any symlink (openat2 RESOLVE_NO_SYMLINKS |
  * RESOLVE_BENEATH where the kernel has it) and every last component is
  * opened with O_NOFOLLOW, so the daemon never follows a link of the tree.
+ * No call ever resolves a name into the daemon's own mount (known by its
+ * device): such an entry answers -ELOOP, and is left out of the view.
+ * Paths deeper than PATH_MAX are opened one directory at a time.
  */
 #ifndef ELFFS_SOURCE_H
 #define ELFFS_SOURCE_H
@@ -21,7 +24,11 @@ struct srcloc {
 	const char *name;
 };
 
-/* The location of source node n (not the directory-mode root). */
+/*
+ * The location of source node n (not the directory-mode root); -ELOOP when
+ * the entry is our own mount (a bind mount of it), so that the caller may
+ * fstatat it: only a mount made after this call could still be entered.
+ */
 int src_locate(const struct node *n, struct srcloc *loc);
 
 /* Close what src_locate opened. */
@@ -40,11 +47,27 @@ int src_open_file(const struct node *n);
 ssize_t src_readlink(const struct node *n, char *buf, size_t size);
 
 /*
- * Whether entry name of source directory dir is the mount point itself
- * (when it lies inside SOURCE): it is left out, so that the daemon never
- * looks into its own mount.
+ * Learn the device of our own mount from the session's /dev/fuse
+ * descriptor (its fdinfo; on older kernels, from /proc/self/mountinfo).
+ * Called at INIT: the kernel sends no other request before INIT is
+ * answered, so it is known before any lookup.
  */
-bool src_is_mountpoint(const struct node *dir, const char *name);
+void src_learn_own_mount(int fusefd);
+
+/* Whether dev is the device of our own mount. */
+bool src_is_own_dev(dev_t dev);
+
+/* -ELOOP when entry name of directory dirfd is our own mount, -errno when
+ * it cannot be looked at, else 0 (nothing of the entry is opened). */
+int src_check_entry(int dirfd, const char *name);
+
+/* lstat of entry name of directory dirfd (a directory of SOURCE); -ELOOP
+ * for our own mount. */
+int src_statat(int dirfd, const char *name, struct stat *st);
+
+/* Open entry name of directory dirfd with flags (O_NOFOLLOW and O_CLOEXEC
+ * added); -ELOOP for our own mount. A descriptor or -errno. */
+int src_openat(int dirfd, const char *name, int flags);
 
 /*
  * The size now of the file of binary node n, when the path still leads to
