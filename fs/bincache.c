@@ -134,6 +134,7 @@ static void bury(struct graveyard *g)
 		pfelf_close(g->handles[i]);
 	while (g->views) {
 		struct bview *next = g->views->lru_next;
+		src_handle_free(g->views->fh);
 		view_free(g->views);
 		g->views = next;
 	}
@@ -252,6 +253,18 @@ static int lookup(struct binary *b, uint64_t gen, struct bview **out)
 	return ret == 2 ? 0 : ret;
 }
 
+/* The handle of open source fd (lstat st) of a mapped handle f, for the
+ * check of a cut last page (ops_file.c); NULL under pread, or when the
+ * file system or our privileges give no handles. */
+static struct src_handle *handle_for(int fd, const struct stat *st, struct node *root,
+                                     pfelf_file *f)
+{
+	struct src_handle *h = NULL;
+	if (pfelf_backend(f) == PFELF_BACKEND_MMAP)
+		src_handle_of(fd, st, root, &h);
+	return h;
+}
+
 /* Open and parse the source of root; -ESTALE when it is not expect any more. */
 static int parse(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
 {
@@ -265,6 +278,7 @@ static int parse(struct node *root, uint64_t gen, const struct stat *expect, str
 		ret = -ESTALE;
 	if (ret == 0)
 		ret = pfelf_open_fd(fd, elffs.pfelf_flags, &f);
+	struct src_handle *h = ret == 0 ? handle_for(fd, &st, root, f) : NULL;
 	close(fd);
 	if (ret == -ENOEXEC || ret == -EINVAL)
 		return -EIO;
@@ -275,11 +289,13 @@ static int parse(struct node *root, uint64_t gen, const struct stat *expect, str
 	if (ret == 0)
 		ret = view_build(f, gen, out);
 	if (ret < 0) {
+		src_handle_free(h);
 		pfelf_close(f);
 		return ret;
 	}
 	(*out)->id = id;
 	(*out)->root = root;
+	(*out)->fh = h;
 	return 0;
 }
 

@@ -224,12 +224,14 @@ static void reply_copy(fuse_req_t req, const char *src, size_t len)
 /*
  * Whether the source of v is now shorter than end. Pages past a new end
  * fault (the reader gets EIO), but the bytes after the end inside its last
- * page read as zeros through a mapping: they are gone all the same.
+ * page read as zeros through a mapping: they are gone all the same. The
+ * file is the one v was parsed from, found by its handle (renamed, moved or
+ * unlinked since: the same file), by path only where handles are refused.
  */
 static bool shrunk(const struct bview *v, uint64_t end)
 {
 	uint64_t size;
-	return src_current_size(v->root, &v->id, &size) && end > size;
+	return src_size_now(v->fh, v->root, &v->id, &size) == 0 && end > size;
 }
 
 /* Reply with len bytes at pos of the source of view v, which the caller pins. */

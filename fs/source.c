@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,8 @@
 #include <unistd.h>
 
 #define RESOLVE_SAFE (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH)
-#define OWN_MAX      8 /* devices taken for our own mount */
+#define OWN_MAX      8  /* devices taken for our own mount */
+#define MOUNTFD_MAX  32 /* file systems below SOURCE with handles of mapped files */
 
 static atomic_int no_openat2;
 static dev_t own_devs[OWN_MAX];
@@ -417,14 +419,167 @@ ssize_t src_readlink(const struct node *n, char *buf, size_t size)
 	return len;
 }
 
-bool src_current_size(const struct node *n, const pfelf_identity *id, uint64_t *size)
+/* ------------------------------------------------ a file by its identity */
+
+/* A descriptor on a file system, for open_by_handle_at (not SOURCE's: that
+ * is elffs.srcfd). Held while handles of files on it exist. */
+struct mountfd {
+	dev_t dev;
+	int fd;
+	unsigned refs;
+};
+
+struct src_handle {
+	struct mountfd *mnt; /* NULL: SOURCE's descriptor */
+	struct file_handle *fh;
+};
+
+static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mountfd mounts[MOUNTFD_MAX];
+static atomic_int handles_ok = -1; /* open_by_handle_at allowed: -1 not known yet */
+
+/* A reference on a descriptor of file system dev (lock held); NULL if none. */
+static struct mountfd *mount_ref_locked(dev_t dev, int fd)
+{
+	struct mountfd *free_slot = NULL;
+	for (size_t i = 0; i < MOUNTFD_MAX; i++) {
+		if (mounts[i].refs && mounts[i].dev == dev) {
+			mounts[i].refs++;
+			return &mounts[i];
+		}
+		if (!mounts[i].refs && !free_slot)
+			free_slot = &mounts[i];
+	}
+	if (free_slot && fd >= 0)
+		*free_slot = (struct mountfd){dev, fd, 1};
+	return fd >= 0 ? free_slot : NULL;
+}
+
+static void mount_unref(struct mountfd *m)
+{
+	int fd = -1;
+	pthread_mutex_lock(&mnt_lock);
+	if (--m->refs == 0)
+		fd = m->fd;
+	pthread_mutex_unlock(&mnt_lock);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A descriptor for files of dev: SOURCE's, a held one, or the directory of
+ * binary node root opened now. 0 and *out (NULL for SOURCE's), or -errno. */
+static int mount_of(dev_t dev, const struct node *root, struct mountfd **out)
 {
 	struct stat st;
-	if (src_lstat(n, &st) < 0 || (uint64_t)st.st_dev != id->dev ||
-	    (uint64_t)st.st_ino != id->ino)
-		return false;
-	*size = (uint64_t)st.st_size;
-	return true;
+	*out = NULL;
+	if (fstat(elffs.srcfd, &st) == 0 && st.st_dev == dev)
+		return 0;
+	pthread_mutex_lock(&mnt_lock);
+	*out = mount_ref_locked(dev, -1);
+	pthread_mutex_unlock(&mnt_lock);
+	if (*out || !root->parent)
+		return *out ? 0 : -EXDEV;
+	int fd = src_open_dir(root->parent, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || st.st_dev != dev) { /* a file mounted on its own */
+		close(fd);
+		return -EXDEV;
+	}
+	pthread_mutex_lock(&mnt_lock);
+	*out = mount_ref_locked(dev, fd);
+	pthread_mutex_unlock(&mnt_lock);
+	if (!*out || (*out)->fd != fd)
+		close(fd);
+	return *out ? 0 : -ENOSPC;
+}
+
+static int open_handle(const struct src_handle *h)
+{
+	int fd = open_by_handle_at(h->mnt ? h->mnt->fd : elffs.srcfd, h->fh, O_PATH | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int handle_size(const struct src_handle *h, const pfelf_identity *id, uint64_t *size)
+{
+	int fd = open_handle(h);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	int ret = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	if (ret == 0 && ((uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino))
+		ret = -ESTALE;
+	if (ret == 0)
+		*size = (uint64_t)st.st_size;
+	return ret;
+}
+
+/* Whether open_by_handle_at works for us (it needs CAP_DAC_READ_SEARCH):
+ * tried once, on the first handle. */
+static bool handles_allowed(const struct src_handle *h, const struct stat *st)
+{
+	int ok = atomic_load(&handles_ok);
+	if (ok < 0) {
+		pfelf_identity id;
+		uint64_t size;
+		src_identity(st, &id);
+		ok = handle_size(h, &id, &size) != -EPERM;
+		atomic_store(&handles_ok, ok);
+		if (!ok)
+			elog(LOG_WARNING,
+			     "open_by_handle_at: %s: the cut end of a mapped file is "
+			     "looked for by path",
+			     strerror(EPERM));
+	}
+	return ok;
+}
+
+int src_handle_of(int fd, const struct stat *st, const struct node *root, struct src_handle **out)
+{
+	*out = NULL;
+	if (atomic_load(&handles_ok) == 0)
+		return -EPERM;
+	struct src_handle *h = calloc(1, sizeof(*h) + sizeof(struct file_handle) + MAX_HANDLE_SZ);
+	if (!h)
+		return -ENOMEM;
+	h->fh = (struct file_handle *)(h + 1);
+	h->fh->handle_bytes = MAX_HANDLE_SZ;
+	int mount_id;
+	int ret = name_to_handle_at(fd, "", h->fh, &mount_id, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	if (ret == 0)
+		ret = mount_of(st->st_dev, root, &h->mnt);
+	if (ret == 0 && !handles_allowed(h, st))
+		ret = -EPERM;
+	if (ret < 0) {
+		src_handle_free(h);
+		return ret;
+	}
+	*out = h;
+	return 0;
+}
+
+void src_handle_free(struct src_handle *h)
+{
+	if (!h)
+		return;
+	if (h->mnt)
+		mount_unref(h->mnt);
+	free(h);
+}
+
+int src_size_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
+                 uint64_t *size)
+{
+	if (h)
+		return handle_size(h, id, size);
+	struct stat st;
+	int ret = src_lstat(n, &st);
+	if (ret == 0 && ((uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino))
+		ret = -ESTALE;
+	if (ret == 0)
+		*size = (uint64_t)st.st_size;
+	return ret;
 }
 
 void src_identity(const struct stat *st, pfelf_identity *id)

@@ -70,11 +70,30 @@ int src_statat(int dirfd, const char *name, struct stat *st);
 int src_openat(int dirfd, const char *name, int flags);
 
 /*
- * The size now of the file of binary node n, when the path still leads to
- * the file (dev, ino) of id: true and *size; false otherwise (replaced or
- * gone: that file can no longer change through SOURCE).
+ * A file by its identity, not by its path: a file handle (name_to_handle_at)
+ * taken while the file is open, reopened (open_by_handle_at, O_PATH) to see
+ * the file's size now. The same file whatever was renamed, moved or
+ * unlinked since, and no descriptor kept for it.
  */
-bool src_current_size(const struct node *n, const pfelf_identity *id, uint64_t *size);
+struct src_handle;
+
+/*
+ * The handle of open file fd (lstat st) of binary node root. 0 and *out;
+ * -EPERM when open_by_handle_at is not allowed (it needs
+ * CAP_DAC_READ_SEARCH: a daemon not run by root), -EOPNOTSUPP when the file
+ * system has no handles, or another -errno.
+ */
+int src_handle_of(int fd, const struct stat *st, const struct node *root, struct src_handle **out);
+
+void src_handle_free(struct src_handle *h);
+
+/*
+ * The size now of the file of identity id (dev, ino): through handle h, or
+ * without one through the path of binary node n. 0 and *size, or -errno
+ * (-ESTALE: the path leads to another file now).
+ */
+int src_size_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
+                 uint64_t *size);
 
 /* The identity of a stat result (what the shared-mapping registry keys on). */
 void src_identity(const struct stat *st, pfelf_identity *id);

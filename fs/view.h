@@ -46,6 +46,8 @@ struct bview {
 	struct bview *lru_prev;
 	struct bview *lru_next;
 	bool in_lru;
+	/* The handle of the file of id (mapped views), or NULL (source.h). */
+	struct src_handle *fh;
 };
 
 /* Build a view from an open handle; on success it owns f. 0 or -ENOMEM. */

@@ -28,8 +28,8 @@ fds   Under a descriptor limit of 32 (prlimit --nofile=32 on the daemon),
       again once they are closed: no EMFILE, no ENOENT, no EIO. Both
       backends (-o nommap keeps a descriptor per cached handle).
 
-usage: test_hostile_tree.py [own|ident|fds ...]   (default: own; ident and
-fds are not served yet)
+usage: test_hostile_tree.py [own|ident|fds ...]   (default: own, ident; fds
+is not served yet)
 """
 
 import errno
@@ -482,7 +482,7 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: bind mounts and tmpfs need root")
         sys.exit(77)
-    parts = sys.argv[1:] or ["own"]
+    parts = sys.argv[1:] or ["own", "ident"]
     for part in parts:
         started = time.monotonic()
         {"own": own_mount, "ident": identity, "fds": descriptors}[part](ck)
