@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define CLOSE_BATCH 16 /* handles closed per eviction pass (the next pass goes on) */
@@ -115,16 +116,64 @@ static void drop_pin(struct bview *v)
 		lru_append(v);
 }
 
+/* Descriptors handles may hold: a quarter of the soft RLIMIT_NOFILE, at
+ * most BINCACHE_MAX_FDS, read again every second (lock held). */
+static unsigned max_fds(void)
+{
+	static unsigned cached;
+	static uint64_t when;
+	uint64_t now = elffs_now_ns();
+	if (cached && now - when < 1000000000ULL)
+		return cached;
+	struct rlimit rl;
+	cached = BINCACHE_MAX_FDS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < BINCACHE_MAX_FDS)
+		cached = rl.rlim_cur >= 4 ? (unsigned)(rl.rlim_cur / 4) : 1;
+	when = now;
+	return cached;
+}
+
 /* Close unpinned handles while there are too many (lock held). */
 static void evict(struct graveyard *g)
 {
 	while (lru_head && g->nhandles < CLOSE_BATCH &&
-	       (live > BINCACHE_MAX_HANDLES || live_fds > BINCACHE_MAX_FDS)) {
+	       (live > BINCACHE_MAX_HANDLES || live_fds > max_fds())) {
 		struct bview *v = lru_head;
 		if (v->refs == 1 && v->owner)
 			detach(v, g); /* idle: the whole view goes */
 		else
 			g->handles[g->nhandles++] = handle_taken(v);
+	}
+}
+
+/* Take idle descriptor-backed handles, up to a batch (lock held); whether
+ * some may be left. */
+static bool shed_batch(struct graveyard *g)
+{
+	struct bview *v = lru_head;
+	while (v && g->nhandles < CLOSE_BATCH) {
+		struct bview *next = v->lru_next;
+		if (v->fd_backed && v->refs == 1 && v->owner)
+			detach(v, g); /* idle: the whole view goes */
+		else if (v->fd_backed)
+			g->handles[g->nhandles++] = handle_taken(v);
+		v = next;
+	}
+	return v != NULL;
+}
+
+static void bury(struct graveyard *g);
+
+void bincache_shed_fds(void)
+{
+	bool more = true;
+	while (more) {
+		struct graveyard g = {0};
+		pthread_mutex_lock(&lock);
+		more = shed_batch(&g);
+		pthread_mutex_unlock(&lock);
+		bury(&g);
 	}
 }
 
@@ -167,6 +216,18 @@ void bincache_invalidate(struct binary *b, uint64_t gen)
 	bury(&g);
 }
 
+/* pfelf_open_fd, tried again when out of descriptors (its pread backend
+ * keeps a duplicate). */
+static int open_fd(int fd, pfelf_file **f)
+{
+	unsigned tries = 0;
+	int ret;
+	do
+		ret = pfelf_open_fd(fd, elffs.pfelf_flags, f);
+	while (src_fd_retry(ret, &tries));
+	return ret;
+}
+
 /* Open the source of v->root again; -EIO unless it still is the file of v. */
 static int reopen(struct bview *v, pfelf_file **out)
 {
@@ -181,7 +242,7 @@ static int reopen(struct bview *v, pfelf_file **out)
 		src_identity(&st, &id);
 		ret = memcmp(&id, &v->id, sizeof(id)) == 0 ? 0 : -EIO;
 	}
-	if (ret == 0 && pfelf_open_fd(fd, elffs.pfelf_flags, &f) < 0)
+	if (ret == 0 && open_fd(fd, &f) < 0)
 		ret = -EIO;
 	close(fd);
 	if (ret == 0 && (pfelf_get_identity(f, &id) < 0 || memcmp(&id, &v->id, sizeof(id)) != 0))
@@ -277,7 +338,7 @@ static int parse(struct node *root, uint64_t gen, const struct stat *expect, str
 	if (ret == 0 && (!S_ISREG(st.st_mode) || !src_same_identity(&st, expect)))
 		ret = -ESTALE;
 	if (ret == 0)
-		ret = pfelf_open_fd(fd, elffs.pfelf_flags, &f);
+		ret = open_fd(fd, &f);
 	struct src_handle *h = ret == 0 ? handle_for(fd, &st, root, f) : NULL;
 	close(fd);
 	if (ret == -ENOEXEC || ret == -EINVAL)
@@ -344,7 +405,9 @@ int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
 		}
 	}
 	pthread_mutex_unlock(&b->build);
-	return ret;
+	/* Out of descriptors even after giving back the idle ones: the
+	 * reader gets EIO, never our EMFILE. */
+	return ret == -EMFILE || ret == -ENFILE ? -EIO : ret;
 }
 
 void bincache_release(struct bview *v)

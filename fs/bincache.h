@@ -7,13 +7,14 @@
  * the handle open (lookups, opens, a read in progress); a plain reference
  * (an open file or a listing between calls) only keeps the view. Handles
  * of views nobody pins wait in an LRU; the least recently used are closed
- * while more than BINCACHE_MAX_HANDLES are open, or more than
- * BINCACHE_MAX_FDS of them hold a descriptor, and a view nobody references
- * is freed with its handle. Pinning a view whose handle was closed opens the
- * source again (it must still have the identity the view was built from).
- * So neither mappings nor descriptors grow with the number of binaries or
- * of open files: files opened through a mapping keep their pin (their reads
- * take no lock), files read with pread pin for each read.
+ * while more than BINCACHE_MAX_HANDLES are open, or more of them hold a
+ * descriptor than a quarter of the soft RLIMIT_NOFILE (at most
+ * BINCACHE_MAX_FDS), and a view nobody references is freed with its
+ * handle. A call that runs out of descriptors makes every idle one go
+ * (bincache_shed_fds) and tries again (src_fd_retry). Pinning a view whose handle was closed opens
+ * the source again (it must still have the identity the view was built from). So neither mappings
+ * nor descriptors grow with the number of binaries or of open files: files opened through a mapping
+ * keep their pin (their reads take no lock), files read with pread pin for each read.
  */
 #ifndef ELFFS_BINCACHE_H
 #define ELFFS_BINCACHE_H
@@ -24,7 +25,7 @@
 #include <sys/stat.h>
 
 #define BINCACHE_MAX_HANDLES 4096 /* mappings count against vm.max_map_count */
-#define BINCACHE_MAX_FDS     256  /* pread-backed handles (descriptors) */
+#define BINCACHE_MAX_FDS     256  /* pread-backed handles (descriptors), at most */
 
 /* Per-binary state, owned by its NK_BIN node. */
 struct binary *binary_new(void);
@@ -58,6 +59,9 @@ int bincache_pin(struct bview *v);
 
 /* Forget the binary's view if it is older than generation gen (users keep theirs). */
 void bincache_invalidate(struct binary *b, uint64_t gen);
+
+/* Close every idle handle that holds a descriptor (the process ran out). */
+void bincache_shed_fds(void);
 
 /* Open handles, and those holding a descriptor (statistics, tests). */
 void bincache_stats(unsigned *live, unsigned *fds);

@@ -47,9 +47,10 @@ static int add_owned(struct dirlist *d, size_t *cap, const char *name, unsigned 
 static int list_source(struct node *dir, struct dirlist *d)
 {
 	int fd = src_open_dir(dir, O_RDONLY);
+	if (fd == -EMFILE || fd == -ENFILE) /* even after giving back idle descriptors */
+		return -EIO;
 	if (fd < 0) /* gone, or something else now */
-		return fd == -ENOMEM || fd == -EMFILE || fd == -ENFILE || fd == -EACCES ? fd
-		                                                                        : -ENOENT;
+		return fd == -ENOMEM || fd == -EACCES ? fd : -ENOENT;
 	DIR *dp = fdopendir(fd);
 	if (!dp) {
 		close(fd);
@@ -63,7 +64,9 @@ static int list_source(struct node *dir, struct dirlist *d)
 			continue;
 		struct stat st;
 		int kind = probe_entry(dirfd(dp), de->d_name, de->d_type, &st);
-		if (kind >= 0)
+		if (kind == -EMFILE || kind == -ENFILE) /* a listing with holes is wrong */
+			ret = -EIO;
+		else if (kind >= 0)
 			ret = add_owned(d, &cap, de->d_name, kind == NK_LINK ? DT_LNK : DT_DIR);
 	}
 	if (ret == 0 && errno)

@@ -22,13 +22,15 @@
 static int classify(struct node *dir, const char *name, struct stat *st)
 {
 	int fd = dir->parent ? src_open_dir(dir, O_PATH) : elffs.srcfd;
-	if (fd < 0) /* the directory itself is gone or is something else now */
-		return fd == -ENOMEM || fd == -EMFILE || fd == -ENFILE ? fd : -ENOENT;
-	int ret = src_statat(fd, name, st); /* -ELOOP: our own mount */
+	int ret = fd < 0 ? fd : src_statat(fd, name, st); /* -ELOOP: our own mount */
 	if (ret == 0)
 		ret = probe_classify(fd, name, st);
-	if (fd != elffs.srcfd)
+	if (fd >= 0 && fd != elffs.srcfd)
 		close(fd);
+	if (ret == -EMFILE || ret == -ENFILE) /* even after giving back idle ones */
+		return -EIO;
+	if (fd < 0) /* the directory itself is gone or is something else now */
+		return fd == -ENOMEM ? fd : -ENOENT;
 	return ret == -EACCES || ret == -ENOTDIR || ret == -ELOOP ? -ENOENT : ret;
 }
 

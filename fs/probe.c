@@ -88,8 +88,9 @@ static bool transient(int err)
 	       err == -EAGAIN;
 }
 
-/* Whether regular file name (lstat st) starts with the ELF magic. */
-static bool is_elf(int dirfd, const char *name, const struct stat *st)
+/* Whether regular file name (lstat st) starts with the ELF magic: 1 or 0;
+ * -EMFILE or -ENFILE when out of descriptors (nothing is known). */
+static int is_elf(int dirfd, const char *name, const struct stat *st)
 {
 	pfelf_identity id;
 	src_identity(st, &id);
@@ -97,8 +98,10 @@ static bool is_elf(int dirfd, const char *name, const struct stat *st)
 	if (ret >= 0)
 		return ret;
 	ret = read_magic(dirfd, name, &id);
+	if (ret == -EMFILE || ret == -ENFILE)
+		return ret;
 	if (ret < 0 && transient(ret))
-		return false;
+		return 0;
 	cache_put(&id, ret > 0);
 	return ret > 0;
 }
@@ -109,9 +112,8 @@ int probe_classify(int dirfd, const char *name, const struct stat *st)
 		return NK_DIR;
 	if (S_ISLNK(st->st_mode))
 		return NK_LINK;
-	if (S_ISREG(st->st_mode) && is_elf(dirfd, name, st))
-		return NK_BIN;
-	return -ENOENT;
+	int ret = S_ISREG(st->st_mode) ? is_elf(dirfd, name, st) : 0;
+	return ret < 0 ? ret : ret ? NK_BIN : -ENOENT;
 }
 
 int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st)

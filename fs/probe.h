@@ -14,7 +14,8 @@
 /*
  * Kind of entry name of directory dirfd whose lstat is st: NK_DIR,
  * NK_LINK, NK_BIN, or -ENOENT when it is left out (not ELF, special file,
- * cannot be opened).
+ * cannot be opened); -EMFILE or -ENFILE when the daemon is out of
+ * descriptors (nothing is known then).
  */
 int probe_classify(int dirfd, const char *name, const struct stat *st);
 

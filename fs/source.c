@@ -14,6 +14,7 @@
  * descriptor. Other file systems mounted below SOURCE thus stay visible.
  */
 #include "source.h"
+#include "bincache.h"
 #include "log.h"
 
 #include <errno.h>
@@ -28,11 +29,13 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RESOLVE_SAFE (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH)
 #define OWN_MAX      8  /* devices taken for our own mount */
 #define MOUNTFD_MAX  32 /* file systems below SOURCE with handles of mapped files */
+#define FD_TRIES     8  /* tries of a call that ran out of descriptors */
 
 static atomic_int no_openat2;
 static dev_t own_devs[OWN_MAX];
@@ -186,6 +189,21 @@ int src_check_entry(int dirfd, const char *name)
 	return 0;
 }
 
+/* ------------------------------------------------ out of descriptors */
+
+bool src_fd_retry(int err, unsigned *tries)
+{
+	if ((err != -EMFILE && err != -ENFILE) || *tries >= FD_TRIES)
+		return false;
+	if (*tries > 0) { /* the others are a worker's, in use: wait for them */
+		struct timespec ts = {0, 1000000L << (*tries < 5 ? *tries : 5)};
+		nanosleep(&ts, NULL);
+	}
+	(*tries)++;
+	bincache_shed_fds();
+	return true;
+}
+
 /* ------------------------------------------------------------- opening */
 
 /* openat2 of path in dirfd, never through a symlink nor out of dirfd, and
@@ -253,12 +271,22 @@ static int stat_entry(int dirfd, const char *name, struct stat *st)
 
 int src_statat(int dirfd, const char *name, struct stat *st)
 {
-	return stat_entry(dirfd, name, st);
+	unsigned tries = 0;
+	int ret;
+	do
+		ret = stat_entry(dirfd, name, st);
+	while (src_fd_retry(ret, &tries));
+	return ret;
 }
 
 int src_openat(int dirfd, const char *name, int flags)
 {
-	return open_entry(dirfd, name, flags);
+	unsigned tries = 0;
+	int ret;
+	do
+		ret = open_entry(dirfd, name, flags);
+	while (src_fd_retry(ret, &tries));
+	return ret;
 }
 
 /* ----------------------------------------------------------- directories */
@@ -332,7 +360,12 @@ static int open_dir(const struct node *dir, int flags)
 
 int src_open_dir(const struct node *dir, int flags)
 {
-	return open_dir(dir, flags | O_DIRECTORY);
+	unsigned tries = 0;
+	int ret;
+	do
+		ret = open_dir(dir, flags | O_DIRECTORY);
+	while (src_fd_retry(ret, &tries));
+	return ret;
 }
 
 /* --------------------------------------------------------------- nodes */
@@ -496,7 +529,12 @@ static int mount_of(dev_t dev, const struct node *root, struct mountfd **out)
 
 static int open_handle(const struct src_handle *h)
 {
-	int fd = open_by_handle_at(h->mnt ? h->mnt->fd : elffs.srcfd, h->fh, O_PATH | O_CLOEXEC);
+	unsigned tries = 0;
+	int fd;
+	do
+		fd = open_by_handle_at(h->mnt ? h->mnt->fd : elffs.srcfd, h->fh,
+		                       O_PATH | O_CLOEXEC);
+	while (fd < 0 && src_fd_retry(-errno, &tries));
 	return fd < 0 ? -errno : fd;
 }
 

@@ -95,6 +95,14 @@ void src_handle_free(struct src_handle *h);
 int src_size_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
                  uint64_t *size);
 
+/*
+ * Whether a call that failed with err should be tried again: for EMFILE and
+ * ENFILE, a few times, after the binary cache gave back its idle
+ * descriptors (and, from the second time on, a short wait for those of
+ * other workers). Every opening function here does it already.
+ */
+bool src_fd_retry(int err, unsigned *tries);
+
 /* The identity of a stat result (what the shared-mapping registry keys on). */
 void src_identity(const struct stat *st, pfelf_identity *id);
 

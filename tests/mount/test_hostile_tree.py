@@ -28,8 +28,7 @@ fds   Under a descriptor limit of 32 (prlimit --nofile=32 on the daemon),
       again once they are closed: no EMFILE, no ENOENT, no EIO. Both
       backends (-o nommap keeps a descriptor per cached handle).
 
-usage: test_hostile_tree.py [own|ident|fds ...]   (default: own, ident; fds
-is not served yet)
+usage: test_hostile_tree.py [own|ident|fds ...]   (default: all three)
 """
 
 import errno
@@ -482,7 +481,7 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: bind mounts and tmpfs need root")
         sys.exit(77)
-    parts = sys.argv[1:] or ["own", "ident"]
+    parts = sys.argv[1:] or ["own", "ident", "fds"]
     for part in parts:
         started = time.monotonic()
         {"own": own_mount, "ident": identity, "fds": descriptors}[part](ck)
