@@ -124,7 +124,7 @@ static int add_cand(struct builder *b, const pfelf_sym *s, uint64_t off, bool dy
 		b->c = c;
 		b->cap = cap;
 	}
-	char *name = strdup(s->name);
+	char *name = strndup(s->name, NAMING_MAX + 1); /* longer names are cut anyway */
 	if (!name)
 		return -ENOMEM;
 	b->c[b->n++] = (struct cand){name, off, s->size, s->index, dyn, false, false};
