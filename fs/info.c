@@ -1,4 +1,4 @@
-/* The `info` text of a binary's view. */
+/* The `info` text of a binary's view: its parts and its line generator. */
 #include "info.h"
 
 #include <errno.h>
@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PT_INTERP  3
-#define SHT_NOBITS 8
-#define INTERP_MAX 4096
+#define PT_INTERP    3
+#define SHT_NOBITS   8
+#define INTERP_MAX   4096
+#define HEADER_LINES 10
+#define ERR_SEC      1u /* error lines of infoplan.errs */
+#define ERR_SEG      2u
+#define ERR_EHSIZE   4u
 
 static const char *class_name(uint8_t c, char *buf, size_t len)
 {
@@ -29,28 +33,63 @@ static const char *data_name(uint8_t d, char *buf, size_t len)
 	return buf;
 }
 
-static void put_header(FILE *m, struct bview *v)
+static int header_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 {
-	char a[128], b[128], c[128], d[128];
+	(void)v;
+	(void)p;
+	*n = HEADER_LINES;
+	return 0;
+}
+
+static int header_numbers(struct bview *v, uint32_t j, struct linebuf *b)
+{
 	const pfelf_ehdr *eh = &v->eh;
-	if (pfelf_file_type_name(v->f, c, sizeof(c)) < 0)
-		pfelf_type_name(eh->type, c, sizeof(c));
-	fprintf(m, "class: %s\n", class_name(eh->elfclass, a, sizeof(a)));
-	fprintf(m, "data: %s\n", data_name(eh->data, b, sizeof(b)));
-	fprintf(m, "type: %s\n", c);
-	pfelf_machine_name(eh->machine, d, sizeof(d));
-	fprintf(m, "machine: %s\n", d);
-	pfelf_osabi_name(eh->osabi, a, sizeof(a));
-	fprintf(m, "OS/ABI: %s\n", a);
-	fprintf(m, "ABI version: %u\n", eh->abiversion);
-	fprintf(m, "entry: 0x%" PRIx64 "\n", eh->entry);
-	fprintf(m, "flags: 0x%" PRIx32 "\n", eh->flags);
-	fprintf(m, "sections: %" PRIu32 "\n", v->sec_err ? eh->shnum : v->nsec);
-	fprintf(m, "segments: %" PRIu32 "\n", v->seg_err ? eh->phnum : v->nseg);
+	if (j == 5)
+		lb_printf(b, "ABI version: %u", eh->abiversion);
+	else if (j == 6)
+		lb_printf(b, "entry: 0x%" PRIx64, eh->entry);
+	else if (j == 7)
+		lb_printf(b, "flags: 0x%" PRIx32, eh->flags);
+	else if (j == 8)
+		lb_printf(b, "sections: %" PRIu32, v->sec_err ? eh->shnum : v->nsec);
+	else
+		lb_printf(b, "segments: %" PRIu32, v->seg_err ? eh->phnum : v->nseg);
+	return 0;
+}
+
+static int header_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+{
+	char s[128];
+	const pfelf_ehdr *eh = &v->eh;
+	(void)p;
+	switch (j) {
+	case 0:
+		lb_printf(b, "class: %s", class_name(eh->elfclass, s, sizeof(s)));
+		break;
+	case 1:
+		lb_printf(b, "data: %s", data_name(eh->data, s, sizeof(s)));
+		break;
+	case 2:
+		if (pfelf_file_type_name(v->f, s, sizeof(s)) < 0)
+			pfelf_type_name(eh->type, s, sizeof(s));
+		lb_printf(b, "type: %s", s);
+		break;
+	case 3:
+		pfelf_machine_name(eh->machine, s, sizeof(s));
+		lb_printf(b, "machine: %s", s);
+		break;
+	case 4:
+		pfelf_osabi_name(eh->osabi, s, sizeof(s));
+		lb_printf(b, "OS/ABI: %s", s);
+		break;
+	default:
+		return header_numbers(v, j, b);
+	}
+	return 0;
 }
 
 /* The PT_INTERP string: bounded, read by copy, cut at its NUL. */
-static void put_interp(FILE *m, struct bview *v)
+static int read_interp(struct bview *v, char buf[INTERP_MAX + 1])
 {
 	for (uint32_t i = 0; i < v->nseg; i++) {
 		const pfelf_phdr *ph;
@@ -58,77 +97,180 @@ static void put_interp(FILE *m, struct bview *v)
 			continue;
 		if ((ph->status & PFELF_ST_OUT_OF_FILE) || ph->filesz == 0 ||
 		    ph->filesz > INTERP_MAX)
-			return;
-		char buf[INTERP_MAX + 1];
+			return -ENOENT;
 		if (pfelf_read(v->f, ph->offset, buf, ph->filesz) < 0)
-			return;
+			return -EIO;
 		buf[ph->filesz] = '\0';
-		for (char *p = buf; *p; p++)
-			if (*p == '\n' || *p == '\r')
-				*p = '?';
-		fprintf(m, "interpreter: %s\n", buf);
-		return;
+		return 0;
 	}
+	return -ENOENT;
 }
 
-static void put_errors(FILE *m, struct bview *v)
+static int interp_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 {
-	if (v->sec_err)
-		fprintf(m, "error: section headers: %s\n", strerror(-v->sec_err));
-	if (v->seg_err)
-		fprintf(m, "error: program headers: %s\n", strerror(-v->seg_err));
-	if (v->eh.ehsize > v->fsize)
-		fprintf(m, "out of file: header size %u\n", v->eh.ehsize);
-}
-
-/* One line per section or segment outside the file; returns lines written. */
-static uint64_t put_out_of_file(FILE *m, struct bview *v)
-{
-	uint64_t lines = 0;
-	for (uint32_t i = 1; i < v->nsec; i++) {
-		const pfelf_shdr *sh;
-		if (pfelf_section(v->f, i, &sh) < 0 || !(sh->status & PFELF_ST_OUT_OF_FILE) ||
-		    sh->type == SHT_NOBITS)
-			continue;
-		if (lines++ < INFO_MAX_OOF_LINES)
-			fprintf(m,
-			        "out of file: section %" PRIu32 " %s offset 0x%" PRIx64
-			        " size %" PRIu64 "\n",
-			        i, v->secname[i], sh->offset, sh->size);
-	}
-	for (uint32_t i = 0; i < v->nseg; i++) {
-		const pfelf_phdr *ph;
-		if (pfelf_segment(v->f, i, &ph) < 0 || !(ph->status & PFELF_ST_OUT_OF_FILE))
-			continue;
-		if (lines++ < INFO_MAX_OOF_LINES)
-			fprintf(m,
-			        "out of file: segment %" PRIu32 " %s offset 0x%" PRIx64
-			        " size %" PRIu64 "\n",
-			        i, strchr(v->segname[i], '-') + 1, ph->offset, ph->filesz);
-	}
-	return lines;
-}
-
-int info_build(struct bview *v)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	if (!m)
-		return -ENOMEM;
-	put_header(m, v);
-	put_interp(m, v);
-	info_meta(m, v);
-	put_errors(m, v);
-	uint64_t lines = put_out_of_file(m, v);
-	if (lines > INFO_MAX_OOF_LINES)
-		fprintf(m, "out of file: %" PRIu64 " more\n", lines - INFO_MAX_OOF_LINES);
-	int bad = ferror(m);
-	if (fclose(m) != 0 || bad) {
-		free(text);
-		return -ENOMEM;
-	}
-	v->info = text;
-	v->info_len = len;
+	char buf[INTERP_MAX + 1];
+	(void)p;
+	*n = read_interp(v, buf) == 0; /* unreadable now: no line, as when absent */
 	return 0;
+}
+
+static int interp_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+{
+	char buf[INTERP_MAX + 1];
+	(void)p;
+	(void)j;
+	if (read_interp(v, buf) < 0)
+		return -EIO;
+	lb_printf(b, "interpreter: ");
+	lb_field(b, buf);
+	return 0;
+}
+
+static int errors_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+{
+	p->errs = (v->sec_err ? ERR_SEC : 0) | (v->seg_err ? ERR_SEG : 0) |
+	          (v->eh.ehsize > v->fsize ? ERR_EHSIZE : 0);
+	*n = (uint32_t)__builtin_popcount(p->errs);
+	return 0;
+}
+
+static int errors_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+{
+	unsigned bit = p->errs;
+	for (; j > 0; j--)
+		bit &= bit - 1; /* drop the lowest bits before the one of line j */
+	bit &= -bit;
+	if (bit == ERR_SEC)
+		lb_printf(b, "error: section headers: %s", strerror(-v->sec_err));
+	else if (bit == ERR_SEG)
+		lb_printf(b, "error: program headers: %s", strerror(-v->seg_err));
+	else
+		lb_printf(b, "out of file: header size %u", v->eh.ehsize);
+	return 0;
+}
+
+static bool sec_out(struct bview *v, uint32_t i)
+{
+	const pfelf_shdr *sh;
+	return pfelf_section(v->f, i, &sh) == 0 && (sh->status & PFELF_ST_OUT_OF_FILE) &&
+	       sh->type != SHT_NOBITS;
+}
+
+static bool seg_out(struct bview *v, uint32_t i)
+{
+	const pfelf_phdr *ph;
+	return pfelf_segment(v->f, i, &ph) == 0 && (ph->status & PFELF_ST_OUT_OF_FILE);
+}
+
+/* Note entry e (a section, or a segment | INFO_OOF_SEG) out of the file. */
+static int oof_note(struct infoplan *p, uint64_t e)
+{
+	if (p->oof_total < INFO_MAX_OOF_LINES) {
+		if (!p->oof && !(p->oof = malloc(INFO_MAX_OOF_LINES * sizeof(*p->oof))))
+			return -ENOMEM;
+		p->oof[p->oof_total] = e;
+	}
+	p->oof_total++;
+	return 0;
+}
+
+static int oof_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+{
+	int ret = 0;
+	for (uint32_t i = 1; i < v->nsec && ret == 0; i++)
+		if (sec_out(v, i))
+			ret = oof_note(p, i);
+	for (uint32_t i = 0; i < v->nseg && ret == 0; i++)
+		if (seg_out(v, i))
+			ret = oof_note(p, i | INFO_OOF_SEG);
+	bool more = p->oof_total > INFO_MAX_OOF_LINES;
+	*n = more ? INFO_MAX_OOF_LINES + 1 : (uint32_t)p->oof_total;
+	return ret;
+}
+
+static int oof_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+{
+	if (j == INFO_MAX_OOF_LINES) {
+		lb_printf(b, "out of file: %" PRIu64 " more", p->oof_total - INFO_MAX_OOF_LINES);
+		return 0;
+	}
+	uint32_t i = (uint32_t)p->oof[j];
+	const pfelf_shdr *sh;
+	const pfelf_phdr *ph;
+	if (p->oof[j] & INFO_OOF_SEG) {
+		if (pfelf_segment(v->f, i, &ph) < 0)
+			return -EIO;
+		lb_printf(b,
+		          "out of file: segment %" PRIu32 " %s offset 0x%" PRIx64 " size %" PRIu64,
+		          i, strchr(v->segname[i], '-') + 1, ph->offset, ph->filesz);
+		return 0;
+	}
+	if (pfelf_section(v->f, i, &sh) < 0)
+		return -EIO;
+	lb_printf(b, "out of file: section %" PRIu32 " ", i);
+	lb_field(b, v->secname[i]);
+	lb_printf(b, " offset 0x%" PRIx64 " size %" PRIu64, sh->offset, sh->size);
+	return 0;
+}
+
+static const struct infopart head_parts[] = {
+        {header_plan, header_line},
+        {interp_plan, interp_line},
+};
+
+static const struct infopart tail_parts[] = {
+        {errors_plan, errors_line},
+        {oof_plan, oof_line},
+};
+
+/* Part k of info, in order. */
+static const struct infopart *part(unsigned k)
+{
+	if (k < 2)
+		return &head_parts[k];
+	if (k < 2 + INFO_META_PARTS)
+		return &info_meta_parts[k - 2];
+	return &tail_parts[k - 2 - INFO_META_PARTS];
+}
+
+static int info_line(void *ctx, uint64_t i, char *buf)
+{
+	struct bview *v = ctx;
+	const struct infoplan *p = v->infoplan;
+	unsigned k = 0;
+	for (; k < INFO_NPARTS && i >= p->n[k]; k++)
+		i -= p->n[k];
+	if (k == INFO_NPARTS)
+		return -EIO;
+	struct linebuf b = {buf, 0};
+	int ret = part(k)->line(v, p, (uint32_t)i, &b);
+	return ret < 0 ? ret : lb_end(&b);
+}
+
+int info_prepare(struct bview *v, struct textgen *g)
+{
+	struct infoplan *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	v->infoplan = p;
+	g->nlines = 0;
+	for (unsigned k = 0; k < INFO_NPARTS; k++) {
+		int ret = part(k)->plan(v, p, &p->n[k]);
+		if (ret < 0)
+			return ret; /* the caller calls info_release */
+		g->nlines += p->n[k];
+	}
+	g->line = info_line;
+	g->ctx = v;
+	return 0;
+}
+
+void info_release(struct bview *v)
+{
+	if (!v->infoplan)
+		return;
+	free(v->infoplan->needed);
+	free(v->infoplan->oof);
+	free(v->infoplan);
+	v->infoplan = NULL;
 }

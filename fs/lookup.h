@@ -19,7 +19,7 @@ struct nfile *new_file(const struct bview *v, uint64_t off, uint64_t len);
 /* Whether name is one of the entries lookup_meta.c makes in a binary's directory. */
 bool meta_is_bin_child(const char *name);
 
-/* symbols, symbol, build-id or decompressed of bin; NULL with errno set. */
+/* info, symbols, symbol, build-id or decompressed of bin; NULL with errno set. */
 struct node *meta_bin_child(struct node *bin, struct bview *v, const char *name);
 
 /* An entry of symbol/ or decompressed/; NULL with errno set. */

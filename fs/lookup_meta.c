@@ -1,7 +1,8 @@
-/* Lookup of the metadata views: symbols, symbol/, build-id, decompressed/. */
+/* Lookup of the metadata views: info, symbols, symbol/, build-id, decompressed/. */
 #include "lookup.h"
 #include "meta.h"
 #include "symview.h"
+#include "textview.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,8 +20,8 @@ static struct node *fail(int err)
 	return NULL;
 }
 
-/* A text file whose text is a copy of len bytes at text. */
-static struct node *text_child(struct node *bin, struct bview *v, const char *name,
+/* A file whose text is a copy of len bytes at text (build-id). */
+static struct node *copy_child(struct node *bin, struct bview *v, const char *name,
                                const char *text, size_t len)
 {
 	struct nfile *f = new_file(v, 0, len);
@@ -35,30 +36,32 @@ static struct node *text_child(struct node *bin, struct bview *v, const char *na
 	return inner_node(bin, v, NK_BUILDID, name, f, len);
 }
 
-/* `symbols`: its size is known once the text is built, so lookup builds it. */
-static struct node *symbols_child(struct node *bin, struct bview *v, const char *name)
+/* info, symbols: generated texts whose size is known once they are indexed. */
+static struct node *text_child(struct node *bin, struct bview *v, const char *name,
+                               enum node_kind kind, enum text_kind text)
 {
-	const char *text;
-	size_t len;
-	int ret = symview_text(v, &text, &len);
+	uint64_t size;
+	int ret = textview_size(v, text, &size);
 	if (ret < 0)
 		return fail(ret);
-	struct nfile *f = new_file(v, 0, len);
+	struct nfile *f = new_file(v, 0, size);
 	if (!f)
 		return fail(-ENOMEM);
 	errno = ENOMEM;
-	return inner_node(bin, v, NK_SYMBOLS, name, f, len);
+	return inner_node(bin, v, kind, name, f, size);
 }
 
 struct node *meta_bin_child(struct node *bin, struct bview *v, const char *name)
 {
 	errno = ENOMEM;
+	if (strcmp(name, "info") == 0)
+		return text_child(bin, v, name, NK_INFO, TEXT_INFO);
 	if (strcmp(name, "symbols") == 0)
-		return symbols_child(bin, v, name);
+		return text_child(bin, v, name, NK_SYMBOLS, TEXT_SYMBOLS);
 	if (strcmp(name, "symbol") == 0)
 		return inner_node(bin, v, NK_SYMDIR, name, NULL, 0);
 	if (strcmp(name, "build-id") == 0)
-		return v->buildid ? text_child(bin, v, name, v->buildid, v->buildid_len)
+		return v->buildid ? copy_child(bin, v, name, v->buildid, v->buildid_len)
 		                  : fail(-ENOENT);
 	return v->ncomp ? inner_node(bin, v, NK_DECDIR, name, NULL, v->ncomp) : fail(-ENOENT);
 }

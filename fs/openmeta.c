@@ -1,15 +1,25 @@
-/* Opening `symbols` and decompressed/<name>. */
+/* Opening info, symbols and decompressed/<name>; reading the generated texts. */
 #include "openmeta.h"
-#include "symview.h"
+#include "textview.h"
 
 #include <errno.h>
 
+static enum text_kind text_of(enum node_kind kind)
+{
+	return kind == NK_INFO ? TEXT_INFO : TEXT_SYMBOLS;
+}
+
 int openmeta(struct node *n, struct bview *v, const char **mem, struct dentry_data **hold)
 {
-	if (n->kind == NK_SYMBOLS) {
-		size_t len;
-		int ret = symview_text(v, mem, &len);
-		return ret < 0 ? ret : len != n->file->len ? -EIO : 0;
+	if (openmeta_generated(n->kind)) {
+		uint64_t size;
+		int ret = textview_size(v, text_of(n->kind), &size);
+		return ret < 0 ? ret : size != n->file->len ? -EIO : 0;
 	}
 	return dcache_acquire(v, n->broot->ino, n->file->index, n->file->ch_size, mem, hold);
+}
+
+int openmeta_read(enum node_kind kind, struct bview *v, uint64_t off, char *buf, size_t len)
+{
+	return textview_read(v, text_of(kind), off, buf, len);
 }

@@ -35,9 +35,10 @@ struct ofile {
 	struct bview *view; /* NULL for info and for empty files */
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
-	char *text;               /* info, build-id: its own copy */
-	const char *mem;          /* symbols, decompressed/: bytes held by view or hold */
+	char *text;               /* build-id: its own copy */
+	const char *mem;          /* decompressed/: bytes held by hold */
 	struct dentry_data *hold; /* decompressed/: the cache entry */
+	enum node_kind kind;      /* info, symbols: made by openmeta_read at each read */
 	_Atomic uint64_t served;  /* bytes replied from the mapping since the last drop */
 	bool pinned;              /* view pinned for the file's life (mapped handle) */
 	struct hlink link;        /* in the registry of handles (freed at exit) */
@@ -90,6 +91,7 @@ static int ofile_new(struct node *n, struct ofile **out)
 		return -ENOMEM;
 	of->off = n->file->off;
 	of->len = n->file->len;
+	of->kind = n->kind;
 	int ret = 0;
 	if (openmeta_kind(n->kind)) {
 		ret = check_view(n, &of->view);
@@ -222,6 +224,29 @@ static void reply_copy(fuse_req_t req, const char *src, size_t len)
 }
 
 /*
+ * Reply with len bytes at off of a generated text (info, symbols), made
+ * from the view for this read: pinned by the open file (mapped handle) or
+ * for the call.
+ */
+static void reply_text(fuse_req_t req, struct ofile *of, uint64_t off, size_t len)
+{
+	struct bview *v = of->view;
+	bool pin = !of->pinned;
+	if (pin && bincache_pin(v) < 0) {
+		fuse_reply_err(req, EIO);
+		return;
+	}
+	char *buf = thread_buf(len);
+	int ret = buf ? openmeta_read(of->kind, v, off, buf, len) : -ENOMEM;
+	if (ret < 0)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_buf(req, buf, len); /* of may be freed from here on */
+	if (pin)
+		bincache_release(v);
+}
+
+/*
  * Whether the source of v is now shorter than end. Pages past a new end
  * fault (the reader gets EIO), but the bytes after the end inside its last
  * page read as zeros through a mapping: they are gone all the same. The
@@ -259,6 +284,10 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 		return;
 	}
 	size_t len = of->len - (uint64_t)off < size ? (size_t)(of->len - (uint64_t)off) : size;
+	if (openmeta_generated(of->kind)) {
+		reply_text(req, of, (uint64_t)off, len);
+		return;
+	}
 	if (of->text || of->mem) {
 		reply_copy(req, (of->text ? of->text : of->mem) + off, len);
 		return;

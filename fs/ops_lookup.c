@@ -94,14 +94,7 @@ static struct node *bin_child(struct node *bin, struct bview *v, const char *nam
 		view_header_range(v, &off, &len);
 		return inner_node(bin, v, NK_HEADER, name, new_file(v, off, len), len);
 	}
-	struct nfile *f = new_file(v, 0, v->info_len);
-	if (f && !(f->text = malloc(v->info_len ? v->info_len : 1))) {
-		free(f);
-		f = NULL;
-	}
-	if (f)
-		memcpy(f->text, v->info, v->info_len);
-	return f ? inner_node(bin, v, NK_INFO, name, f, v->info_len) : NULL;
+	return meta_bin_child(bin, v, name); /* info: a generated text, like symbols */
 }
 
 static struct node *section_child(struct node *dir, const struct bview *v, const char *name)

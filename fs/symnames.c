@@ -342,3 +342,11 @@ int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *l
 	pthread_mutex_unlock(&v->lazy_lock);
 	return ret;
 }
+
+void symview_free(struct symview *s)
+{
+	for (uint32_t i = 0; i < s->nfiles; i++)
+		free(s->files[i].name);
+	free(s->files);
+	free(s->hash);
+}

@@ -1,19 +1,20 @@
 /*
  * The `symbols` text: one line per symbol of .symtab, then of .dynsym,
  * "table index value size type bind visibility ndx name", the fields
- * spelled as readelf -sW spells them (leading blanks of Ndx dropped).
+ * spelled as readelf -sW spells them (leading blanks of Ndx dropped), made
+ * line by line (textview.h). The name is a field (textline.h): cut at
+ * TEXT_FIELD_MAX bytes, with "...[cut, N bytes]".
  */
 #include "symview.h"
+#include "textline.h"
 #include "view.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define NAME_BUF 8192
+#define STT_SECTION 3
 
 static const char *skip_blanks(const char *s)
 {
@@ -22,87 +23,107 @@ static const char *skip_blanks(const char *s)
 	return s;
 }
 
-static void put_size(FILE *m, uint64_t size)
+/* The name readelf shows before any version suffix (pfelf's rule). */
+static const char *base_name(pfelf_file *f, const pfelf_sym *s)
 {
-	if (size > 99999)
-		fprintf(m, "0x%" PRIx64, size);
-	else
-		fprintf(m, "%" PRIu64, size);
+	const pfelf_shdr *sh;
+	if (s->type == STT_SECTION && s->name_off == 0 && pfelf_section(f, s->shndx, &sh) == 0)
+		return (sh->status & PFELF_ST_BAD_NAME) ? "<corrupt>" : sh->name;
+	return (s->status & PFELF_SYM_BAD_NAME) ? "<corrupt>" : s->name;
 }
 
-/* Newlines in a name would split its line: shown as '?'. */
-static void put_name(FILE *m, const char *s)
+/* A field made of pieces: its first TEXT_FIELD_MAX bytes and its full length. */
+struct field {
+	char buf[TEXT_FIELD_MAX];
+	size_t shown;
+	size_t full;
+};
+
+static void add(struct field *x, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == '\n' || *s == '\r' ? '?' : *s, m);
+	size_t n = strlen(s);
+	size_t k = n < TEXT_FIELD_MAX - x->shown ? n : TEXT_FIELD_MAX - x->shown;
+	memcpy(x->buf + x->shown, s, k);
+	x->shown += k;
+	x->full += n;
 }
 
-static void put_symbol(FILE *m, pfelf_file *f, const char *table, const pfelf_sym *s, bool elf64,
-                       char *name)
+/*
+ * The Name column, as pfelf_symbol_display_name spells it (name, then
+ * "@@VER", "@VER", "@VER (N)" or "@<corrupt>"), made by bounded copies:
+ * printf of a 64 KiB string into a short buffer costs a millisecond.
+ */
+static void put_name(struct linebuf *b, pfelf_file *f, const pfelf_sym *s)
+{
+	static const char *const sep[] = {
+	        [PFELF_VER_DEFAULT] = "@@",
+	        [PFELF_VER_HIDDEN] = "@",
+	        [PFELF_VER_NEEDED] = "@",
+	};
+	struct field x;
+	x.shown = x.full = 0;
+	char num[16];
+	add(&x, base_name(f, s));
+	if (s->ver_kind == PFELF_VER_BAD)
+		add(&x, "@<corrupt>");
+	else if (s->ver_kind >= PFELF_VER_DEFAULT && s->ver_kind <= PFELF_VER_NEEDED &&
+	         s->version) {
+		add(&x, sep[s->ver_kind]);
+		add(&x, s->version);
+	}
+	if (s->ver_kind == PFELF_VER_NEEDED && s->version) {
+		snprintf(num, sizeof(num), " (%u)", s->versym);
+		add(&x, num);
+	}
+	lb_field_cut(b, x.buf, x.shown, x.full);
+}
+
+static void put_symbol(struct linebuf *b, pfelf_file *f, const char *table, const pfelf_sym *s,
+                       bool elf64)
 {
 	char type[64] = "", bind[64] = "", vis[64] = "", ndx[64] = "";
 	pfelf_symbol_type_name(f, s->type, type, sizeof(type));
 	pfelf_symbol_bind_name(f, s->bind, bind, sizeof(bind));
 	pfelf_symbol_visibility_name(s->visibility, vis, sizeof(vis));
 	pfelf_symbol_shndx_name(f, s, ndx, sizeof(ndx));
-	name[0] = '\0';
-	pfelf_symbol_display_name(f, s, name, NAME_BUF); /* -ENOSPC: cut */
-	fprintf(m, "%s %" PRIu32 " %0*" PRIx64 " ", table, s->index, elf64 ? 16 : 8, s->value);
-	put_size(m, s->size);
-	fprintf(m, " %s %s %s %s ", type, bind, vis, skip_blanks(ndx));
-	put_name(m, name);
-	fputc('\n', m);
+	lb_printf(b, "%s %" PRIu32 " %0*" PRIx64 " ", table, s->index, elf64 ? 16 : 8, s->value);
+	if (s->size > 99999)
+		lb_printf(b, "0x%" PRIx64, s->size);
+	else
+		lb_printf(b, "%" PRIu64, s->size);
+	lb_printf(b, " %s %s %s %s ", type, bind, vis, skip_blanks(ndx));
+	put_name(b, f, s);
 }
 
-static void put_table(FILE *m, pfelf_file *f, enum pfelf_symtab_kind t, bool elf64, char *name)
+/* Line i: symbol i of .symtab, or i - nsymtab of .dynsym. */
+static int sym_line(void *ctx, uint64_t i, char *buf)
 {
-	int n = pfelf_symbol_count(f, t);
-	for (int i = 0; i < n; i++) {
-		pfelf_sym s;
-		if (pfelf_symbol(f, t, (uint32_t)i, &s) == 0)
-			put_symbol(m, f, t == PFELF_SYMTAB ? "symtab" : "dynsym", &s, elf64, name);
-	}
+	struct bview *v = ctx;
+	enum pfelf_symtab_kind t = i < v->sym.nsymtab ? PFELF_SYMTAB : PFELF_DYNSYM;
+	uint64_t index = t == PFELF_SYMTAB ? i : i - v->sym.nsymtab;
+	pfelf_sym s;
+	if (index > UINT32_MAX || pfelf_symbol(v->f, t, (uint32_t)index, &s) < 0)
+		return -EIO;
+	struct linebuf b = {buf, 0};
+	put_symbol(&b, v->f, t == PFELF_SYMTAB ? "symtab" : "dynsym", &s, v->eh.elfclass == 2);
+	return lb_end(&b);
 }
 
-static int build_text(struct bview *v)
+/* Symbols of table t; a malformed table has none. */
+static int count(struct bview *v, enum pfelf_symtab_kind t, uint32_t *n)
 {
-	char *text = NULL;
-	size_t len = 0;
-	char *name = malloc(NAME_BUF);
-	FILE *m = name ? open_memstream(&text, &len) : NULL;
-	if (!m) {
-		free(name);
-		return -ENOMEM;
-	}
-	bool elf64 = v->eh.elfclass == 2;
-	put_table(m, v->f, PFELF_SYMTAB, elf64, name);
-	put_table(m, v->f, PFELF_DYNSYM, elf64, name);
-	free(name);
-	int bad = ferror(m);
-	if (fclose(m) != 0 || bad) {
-		free(text);
-		return -ENOMEM;
-	}
-	v->sym.text = text;
-	v->sym.text_len = len;
-	return 0;
+	int ret = pfelf_symbol_count(v->f, t);
+	*n = ret > 0 ? (uint32_t)ret : 0;
+	return ret == -EINVAL ? 0 : ret < 0 ? ret : 0;
 }
 
-int symview_text(struct bview *v, const char **text, size_t *len)
+int symtext_prepare(struct bview *v, struct textgen *g)
 {
-	pthread_mutex_lock(&v->lazy_lock);
-	int ret = v->sym.text ? 0 : build_text(v);
-	*text = v->sym.text;
-	*len = v->sym.text_len;
-	pthread_mutex_unlock(&v->lazy_lock);
+	int ret = count(v, PFELF_SYMTAB, &v->sym.nsymtab);
+	if (ret == 0)
+		ret = count(v, PFELF_DYNSYM, &v->sym.ndynsym);
+	g->nlines = (uint64_t)v->sym.nsymtab + v->sym.ndynsym;
+	g->line = sym_line;
+	g->ctx = v;
 	return ret;
-}
-
-void symview_free(struct symview *s)
-{
-	free(s->text);
-	for (uint32_t i = 0; i < s->nfiles; i++)
-		free(s->files[i].name);
-	free(s->files);
-	free(s->hash);
 }

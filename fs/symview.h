@@ -1,7 +1,10 @@
 /*
- * The symbol views of a binary: the `symbols` text and the file names of
- * `symbol/`. Both are built on first use (lookup of `symbols`, lookup or
- * listing in `symbol/`) and kept by the binary's view until it is freed.
+ * The symbol views of a binary: the `symbols` text (a line generator,
+ * textview.h) and the file names of `symbol/`. Both are prepared on first
+ * use (lookup of `symbols`, lookup or listing in `symbol/`) and kept by the
+ * binary's view until it is freed: the text as its index only, the names
+ * as file names (at most NAMING_MAX bytes of a symbol's name and a
+ * "~<index>"), never the full names.
  */
 #ifndef ELFFS_SYMVIEW_H
 #define ELFFS_SYMVIEW_H
@@ -20,8 +23,8 @@ struct symfile {
 };
 
 struct symview {
-	char *text; /* the symbols text (text_len bytes), NULL until built */
-	size_t text_len;
+	uint32_t nsymtab; /* lines of the symbols text from .symtab, then .dynsym */
+	uint32_t ndynsym;
 	struct symfile *files; /* symbol/ entries, in listing order */
 	uint32_t nfiles;
 	uint32_t *hash; /* open-addressing index of files (slot: position + 1) */
@@ -30,11 +33,14 @@ struct symview {
 	bool files_built;
 };
 
+struct textgen;
+
 /*
- * The symbols text of v (built on first call): *text owned by v. 0,
- * -ENOMEM. Lines: "table index value size type bind visibility ndx name".
+ * Prepare the symbols text of v (under its lazy_lock; textview.h): count
+ * the symbols of both tables, set *g. Lines: "table index value size type
+ * bind visibility ndx name". 0, -ENOMEM, -EIO.
  */
-int symview_text(struct bview *v, const char **text, size_t *len);
+int symtext_prepare(struct bview *v, struct textgen *g);
 
 /*
  * The byte range of symbol/<name> of v: through the hash tables when the

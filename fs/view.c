@@ -1,6 +1,5 @@
-/* A parsed view of one binary: its pfelf handle, file names and info text. */
+/* A parsed view of one binary: its pfelf handle, file names and text views. */
 #include "view.h"
-#include "info.h"
 #include "meta.h"
 #include "naming.h"
 #include "strhash.h"
@@ -139,8 +138,6 @@ int view_build(pfelf_file *f, uint64_t gen, struct bview **out)
 		ret = name_segments(v);
 	if (ret == 0)
 		ret = meta_build(v);
-	if (ret == 0)
-		ret = info_build(v);
 	if (ret < 0) {
 		v->f = NULL; /* the caller keeps f on failure */
 		view_free(v);
@@ -161,9 +158,9 @@ void view_free(struct bview *v)
 	for (uint32_t i = 0; v->segname && i < v->nseg; i++)
 		free(v->segname[i]);
 	free(v->segname);
-	free(v->info);
 	meta_free(v);
 	symview_free(&v->sym);
+	textview_free(v);
 	pthread_mutex_destroy(&v->lazy_lock);
 	pfelf_close(v->f);
 	free(v);

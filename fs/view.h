@@ -1,8 +1,9 @@
-/* A parsed view of one binary: its pfelf handle, file names and info text. */
+/* A parsed view of one binary: its pfelf handle, file names and text views. */
 #ifndef ELFFS_VIEW_H
 #define ELFFS_VIEW_H
 
 #include "symview.h"
+#include "textview.h"
 
 #include <pfelf.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 struct binary;
+struct infoplan;
 struct node;
 
 struct bview {
@@ -27,15 +29,15 @@ struct bview {
 	uint32_t nseg;  /* program headers */
 	int seg_err;    /* pfelf_segment_count's error, or 0 */
 	char **segname; /* [nseg]: file names in segments/ */
-	char *info;     /* the info text */
-	size_t info_len;
-	char *buildid; /* build-id text (hex and a newline), NULL when none (meta.c) */
+	char *buildid;  /* build-id text (hex and a newline), NULL when none (meta.c) */
 	size_t buildid_len;
 	uint32_t *comp; /* indexes of the compressed sections (meta.c) */
 	uint32_t ncomp;
-	/* Built on first use, under lazy_lock (symview.h). */
+	/* Built on first use, under lazy_lock (symview.h, textview.h, info.h). */
 	pthread_mutex_t lazy_lock;
 	struct symview sym;
+	struct textstate text[TEXT_NKINDS]; /* info, symbols: generators and indexes */
+	struct infoplan *infoplan;          /* what the info lines need */
 	/* Cache state, under the bincache lock (bincache.h). */
 	pfelf_identity id;    /* identity of the file the view was built from */
 	struct node *root;    /* the binary's node, to open f again (alive while referenced) */

@@ -22,6 +22,7 @@ LIBS = ["libc.so.6", "libm.so.6", "libstdc++.so.6", "libz.so.1", "libzstd.so.1",
         "libfuse3.so.3", "libgcc_s.so.1", "libpthread.so.0"]
 FIXTURES = ["s390x-libc.so.6", "armhf-libc.so.6", "many.o", "exec", "pie", "libshared.so"]
 SAMPLE = 200  # symbol files read per binary
+FIELD_MAX = 4096  # bytes of a string of the file shown in symbols and info
 ENV = dict(os.environ, LC_ALL="C")
 
 
@@ -44,8 +45,18 @@ def readelf_symbols(path):
             continue
         f = m.group(2).split(None, 6)
         f += [""] * (7 - len(f))
-        cur.append(" ".join([m.group(1)] + f[:6]) + " " + f[6])
+        cur.append(" ".join([m.group(1)] + f[:6]) + " " + cut(f[6]))
     return tables
+
+
+def cut(s):
+    """A string of the file as the text views show it (elffs(1)): its first
+    FIELD_MAX bytes and "...[cut, N bytes]" when it is longer."""
+    b = s.encode("utf-8", "surrogateescape")
+    if len(b) <= FIELD_MAX:
+        return s
+    return (b[:FIELD_MAX] + f"...[cut, {len(b)} bytes]".encode()).decode("utf-8",
+                                                                         "surrogateescape")
 
 
 def check_symbols(ck, view, src):
@@ -163,11 +174,11 @@ def expected_info_lines(src):
     for ln in run(["readelf", "-dW", src]).splitlines():
         m = re.match(r"^\s*0x[0-9a-f]+ \((\w+)\)\s+.*?: \[(.*)\]$", ln)
         if m and m.group(1) in keys:
-            want.append(f"{keys[m.group(1)]}: {m.group(2)}")
+            want.append(f"{keys[m.group(1)]}: {cut(m.group(2))}")
     links = run(["readelf", "--debug-dump=links", src])
     m = re.search(r"Separate debug info file: (.*)\n\s*CRC value: 0x([0-9a-f]+)", links)
     if m:
-        want += [f"debuglink crc: 0x{int(m.group(2), 16):08x}", f"debuglink: {m.group(1)}"]
+        want += [f"debuglink crc: 0x{int(m.group(2), 16):08x}", f"debuglink: {cut(m.group(1))}"]
     return want
 
 

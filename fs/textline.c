@@ -1,0 +1,51 @@
+/* One line of a generated text view: bounded writers, fields cut with a marker. */
+#include "textline.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Room left before the newline. */
+static size_t room(const struct linebuf *b)
+{
+	return TEXT_LINE_MAX - 1 - b->len;
+}
+
+void lb_printf(struct linebuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(b->p + b->len, room(b) + 1, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n < room(b) ? (size_t)n : room(b);
+}
+
+void lb_field_cut(struct linebuf *b, const char *s, size_t shown, size_t full)
+{
+	if (shown > TEXT_FIELD_MAX)
+		shown = TEXT_FIELD_MAX;
+	if (shown > room(b))
+		shown = room(b);
+	char *p = b->p + b->len, *end = p + shown;
+	memcpy(p, s, shown);
+	for (char *q = p; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		*q = '?';
+	for (char *q = p; (q = memchr(q, '\r', (size_t)(end - q))); q++)
+		*q = '?';
+	b->len += shown;
+	if (full > shown)
+		lb_printf(b, "...[cut, %zu bytes]", full);
+}
+
+void lb_field(struct linebuf *b, const char *s)
+{
+	size_t full = strlen(s);
+	lb_field_cut(b, s, full, full);
+}
+
+int lb_end(struct linebuf *b)
+{
+	b->p[b->len++] = '\n';
+	return (int)b->len;
+}

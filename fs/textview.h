@@ -1,0 +1,49 @@
+/*
+ * The text views of a binary (info, symbols; later relocations, armap):
+ * each a line generator (textgen.h) over the view's pfelf handle, indexed
+ * on first use (the lookup that needs its size) and kept by the view as
+ * its index only. Reads make the bytes they ask for from the handle, so
+ * the caller pins the view for the call.
+ */
+#ifndef ELFFS_TEXTVIEW_H
+#define ELFFS_TEXTVIEW_H
+
+#include "textgen.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bview;
+
+enum text_kind {
+	TEXT_INFO,    /* info (info.c, info_meta.c) */
+	TEXT_SYMBOLS, /* symbols (symtext.c) */
+	TEXT_NKINDS,
+};
+
+/* What a view keeps of one of its texts (under its lazy_lock until built). */
+struct textstate {
+	struct textgen gen;
+	struct textindex index;
+	bool built;
+};
+
+/*
+ * The size of text k of v, indexing it on first call (v pinned). 0,
+ * -ENOMEM, -EIO (a table went unreadable), errors of the generator's
+ * preparation. Errors are not kept: the next call tries again.
+ */
+int textview_size(struct bview *v, enum text_kind k, uint64_t *size);
+
+/*
+ * Write len bytes at off of text k of v (indexed, pinned by the caller)
+ * into buf; off + len within its size. 0, -EIO (the text is no longer the
+ * one indexed), -ENOMEM.
+ */
+int textview_read(struct bview *v, enum text_kind k, uint64_t off, char *buf, size_t len);
+
+/* Free what the texts of v hold. */
+void textview_free(struct bview *v);
+
+#endif /* ELFFS_TEXTVIEW_H */
