@@ -246,13 +246,16 @@ class Mount:
         if self.proc is None:
             return None
         died_early = self.proc.poll() is not None
+        umount = None
         if mount_entry(self.path) is not None:
-            subprocess.run(["fusermount3", "-u", self.path], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+            umount = subprocess.run(["fusermount3", "-u", self.path], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, text=True)
         try:
             rc = self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            stacks = daemon_stacks(self.proc.pid)
+            stacks = (f"fusermount3 -u: status {umount and umount.returncode}, "
+                      f"{(umount and umount.stderr.strip())!r}; files open on the mount: "
+                      f"{open_below(self.path)}\n{daemon_stacks(self.proc.pid)}")
             force_unmount(self.path)
             self.proc.kill()
             rc = self.proc.wait()
@@ -290,6 +293,28 @@ class Mount:
         if self.log is not None:
             self.log.close()
         return False
+
+
+def open_below(path):
+    """[(pid, command, path)] of the descriptors and working directories of
+    every process that lie at or below path."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            links = [os.path.join(f"/proc/{pid}/fd", fd) for fd in os.listdir(f"/proc/{pid}/fd")]
+            links.append(f"/proc/{pid}/cwd")
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        for link in links:
+            try:
+                target = os.readlink(link)
+            except OSError:
+                continue
+            if target == path or target.startswith(path + "/"):
+                out.append((int(pid), comm, target))
+    return out
 
 
 def daemon_stacks(pid):

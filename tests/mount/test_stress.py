@@ -1,8 +1,11 @@
 #!/usr/bin/python3
-"""Concurrency stress on a real tree. /usr/lib/x86_64-linux-gnu is mounted
-(default and -o nommap) and, for a bounded time per mode, 8 reader threads
-open random section and segment files of a deterministic sample of ~200
-libraries, read random ranges and verify every byte against os.pread of
+"""Concurrency stress on a real tree: a temporary directory holding every ELF
+fixture (copies) and a deterministic sample of ~200 libraries of
+/usr/lib/x86_64-linux-gnu (hard links, or copies across file systems) is
+mounted (default and -o nommap). Its floors are met by the fixtures alone
+(they give more than 2,000 non-empty section and segment files); the
+machine's libraries only add variety. For a bounded time per mode, 8 reader
+threads open random section and segment files of the tree, read random ranges and verify every byte against os.pread of
 the source at the offset readelf -SlW gives; 2 more threads do lookups
 (stat of random nodes, listings of sections/ and segments/, getxattr),
 and one drops the kernel's dentry and inode caches every 0.5 s
@@ -20,13 +23,16 @@ usage: test_stress.py [SECONDS_PER_MODE]   (default 12, or ELFFS_STRESS_SECONDS)
 import errno
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
 import elf_oracle as oracle
-from elffs_mount import Checker, Mount, MountError, mount_entry, require_fuse, wait_for
+from elffs_mount import (Checker, Mount, MountError, fixture, fixtures_dir, mount_entry,
+                         require_fuse, wait_for)
 from test_hostile import Walker
 
 LIB_DIR = "/usr/lib/x86_64-linux-gnu"
@@ -48,15 +54,43 @@ def sample_libs():
     return out[::step][:SAMPLE]
 
 
-def ranges(libs):
+def fixture_elfs():
+    """Every ELF file among the fixtures (regular files, not links)."""
+    d = fixtures_dir()
+    return [os.path.join(d, n) for n in sorted(os.listdir(d))
+            if os.path.isfile(os.path.join(d, n)) and not os.path.islink(os.path.join(d, n))
+            and oracle.is_elf(os.path.join(d, n))]
+
+
+def make_tree(root):
+    """The stressed tree in root: fixtures/ (copies) and lib/ (the sample);
+    returns (number of fixtures, number of libraries)."""
+    fix, lib = os.path.join(root, "fixtures"), os.path.join(root, "lib")
+    os.mkdir(fix)
+    os.mkdir(lib)
+    fixtures = fixture_elfs()
+    for path in fixtures:
+        shutil.copyfile(path, os.path.join(fix, os.path.basename(path)))
+    libs = sample_libs()
+    for path in libs:
+        dst = os.path.join(lib, os.path.basename(path))
+        try:
+            os.link(path, dst)
+        except OSError:
+            shutil.copyfile(path, dst)
+    return len(fixtures), len(libs)
+
+
+def ranges(root):
     """[(mounted relative path, source path, offset, size)] of every non-empty
-    section and segment in the file, by readelf."""
+    section and segment of the files of the tree, by readelf."""
     out = []
-    for src, info in oracle.readelf(libs).items():
+    paths = [os.path.join(d, n) for d, _, names in os.walk(root) for n in sorted(names)]
+    for src, info in oracle.readelf(sorted(paths)).items():
         if "Class" not in info.header:
             continue
         size = os.path.getsize(src)
-        rel = os.path.relpath(src, LIB_DIR)
+        rel = os.path.relpath(src, root)
         for f, off, length, _ in oracle.expected_files(info, size):
             if length:
                 out.append((os.path.join(rel, f), src, off, length))
@@ -115,16 +149,34 @@ def read_some(ck, w, srcs, stats, rng, item, fd=None):
             os.close(fd)
 
 
+def pick(rng, files):
+    """A random file of a random binary (xnum.o alone has 65,000 sections:
+    a choice among all files would read little else)."""
+    by_bin = files.by_bin
+    return rng.choice(by_bin[rng.choice(files.bins)])
+
+
+class Files(list):
+    """The (relative path, source, offset, size) list, also by binary."""
+
+    def __init__(self, items):
+        super().__init__(items)
+        self.by_bin = {}
+        for f in items:
+            self.by_bin.setdefault(f[1], []).append(f)
+        self.bins = sorted(self.by_bin)
+
+
 def reader(ck, w, srcs, files, stats, stop, seed):
     rng = random.Random(seed)
     while not stop.is_set() and not w.dead:
-        read_some(ck, w, srcs, stats, rng, rng.choice(files))
+        read_some(ck, w, srcs, stats, rng, pick(rng, files))
 
 
 def looker(ck, w, files, stats, stop, seed):
     rng = random.Random(seed)
     while not stop.is_set() and not w.dead:
-        rel = rng.choice(files)[0]
+        rel = pick(rng, files)[0]
         path = os.path.join(w.mnt, rel)
         w.call(f"stat {rel}", os.stat, path)
         w.call(f"listdir {rel}", os.listdir, os.path.dirname(path))
@@ -207,10 +259,10 @@ def phase_unmount(ck, w, m, srcs, files):
     return stats
 
 
-def run_mode(ck, args, files, seconds):
+def run_mode(ck, args, root, files, seconds):
     srcs = Sources(files)
     try:
-        with Mount(ck, LIB_DIR, args, check_exit=False) as m:  # exit checked here
+        with Mount(ck, root, args, check_exit=False) as m:  # exit checked here
             w = Walker(ck, m.path, m.proc.pid)
             w.allowed = set()
             try:
@@ -241,12 +293,12 @@ def lazy_unmounts(ck, args, rounds=8):
     """fusermount3 -uz with files open, then close them: each time the daemon
     exits 0, leaves no mount and (sanitized build) reports no leak of the
     files that were open (Mount.stop scans its output)."""
-    src = os.path.join(LIB_DIR, "libc.so.6")
+    src = fixture("libshared.so")
     for r in range(rounds):
         try:
             with Mount(ck, os.path.realpath(src), args, check_exit=False) as m:
                 fds = [os.open(os.path.join(m.path, d), os.O_RDONLY)
-                       for d in ("sections/.text", "sections/.rodata", "segments/00-PHDR",
+                       for d in ("sections/.text", "sections/.rodata", "segments/01-LOAD",
                                  "info")]
                 for fd in fds:
                     os.pread(fd, 4096, 0)
@@ -269,14 +321,20 @@ def main():
     seconds = float(args[0] if args else os.environ.get("ELFFS_STRESS_SECONDS", "12"))
     ck = Checker("stress")
     ck.counts = {"bytes_verified": 0, "reads": 0, "lookups": 0, "mismatches": 0, "drops": 0}
-    libs = sample_libs()
-    files = ranges(libs)
-    ck.ok(len(libs) >= 150 and len(files) > 2000, f"only {len(libs)} libraries, {len(files)} "
-                                                  f"files (machine)")
-    print(f"{len(libs)} libraries, {len(files)} section and segment files", flush=True)
-    for mode in ([], ["-o", "nommap"]):
-        run_mode(ck, mode, files, seconds)
-        lazy_unmounts(ck, mode)
+    root = tempfile.mkdtemp(prefix="elffs-stress-")
+    try:
+        nfix, nlibs = make_tree(root)
+        files = Files(ranges(root))
+        from_fixtures = sum(1 for f in files if f[0].startswith("fixtures/"))
+        ck.ok(nfix >= 10 and from_fixtures > 2000,
+              f"only {nfix} fixtures giving {from_fixtures} files")
+        print(f"{nfix} fixtures and {nlibs} libraries, {len(files)} section and segment "
+              f"files ({from_fixtures} of the fixtures)", flush=True)
+        for mode in ([], ["-o", "nommap"]):
+            run_mode(ck, mode, root, files, seconds)
+            lazy_unmounts(ck, mode)
+    finally:
+        shutil.rmtree(root)
     ck.eq(ck.counts["mismatches"], 0, "mismatches")
     ck.ok(ck.counts["bytes_verified"] > 0, "no byte verified")
     ck.finish()
