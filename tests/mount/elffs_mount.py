@@ -255,7 +255,8 @@ class Mount:
         except subprocess.TimeoutExpired:
             stacks = (f"fusermount3 -u: status {umount and umount.returncode}, "
                       f"{(umount and umount.stderr.strip())!r}; files open on the mount: "
-                      f"{open_below(self.path)}\n{daemon_stacks(self.proc.pid)}")
+                      f"{open_below(self.path)}; copies in other mount namespaces: "
+                      f"{namespace_copies(self.path)}\n{daemon_stacks(self.proc.pid)}")
             force_unmount(self.path)
             self.proc.kill()
             rc = self.proc.wait()
@@ -314,6 +315,29 @@ def open_below(path):
                 continue
             if target == path or target.startswith(path + "/"):
                 out.append((int(pid), comm, target))
+    return out
+
+
+def namespace_copies(path):
+    """[(pid, command)] of one process per other mount namespace whose mount
+    table still holds path: a namespace made (unshare -m) while the mount
+    was there keeps a copy, and the copy keeps the daemon's connection alive
+    after fusermount3 -u here."""
+    mine, seen, out = os.readlink("/proc/self/ns/mnt"), set(), []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ns = os.readlink(f"/proc/{pid}/ns/mnt")
+            if ns == mine or ns in seen:
+                continue
+            seen.add(ns)
+            with open(f"/proc/{pid}/mountinfo") as f:
+                held = any(line.split()[4] == path for line in f)
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+        except (OSError, IndexError):
+            continue
+        if held:
+            out.append((int(pid), comm))
     return out
 
 
