@@ -61,9 +61,8 @@ static int current_kind(struct node *s, struct stat *st)
 	int ret = src_locate(s, &loc);
 	if (ret < 0)
 		return ret;
-	if (fstatat(loc.dirfd, loc.name, st, AT_SYMLINK_NOFOLLOW) < 0) {
-		ret = -errno;
-	} else {
+	ret = src_statat(loc.dirfd, loc.name, st); /* never into our own mount */
+	if (ret == 0) {
 		nodes_lock();
 		bool same = s->kind == NK_BIN && !s->absent && src_same_identity(s->st, st);
 		nodes_unlock();
