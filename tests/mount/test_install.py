@@ -11,7 +11,9 @@ soname, pfelf.h and the pfelf_version.h it includes, and pfelf.pc.
   PKG_CONFIG_SYSROOT_DIR into D), runs on D's libpfelf.so, and lists the
   sections readelf -SW lists, with the same types.
 - Then, as root, in a private mount namespace of its own (nothing outside
-  it sees a change): mount(8) clears PATH for its helpers and Debian's
+  it sees a change; the copies of other tests' FUSE mounts it starts with
+  are detached at once, or their daemons would outlive their unmount):
+  mount(8) clears PATH for its helpers and Debian's
   /sbin/mount.fuse runs `elffs` through /bin/sh's default PATH, whose first
   directory is /usr/local/sbin; the test bind-mounts over it a directory of
   its own holding `elffs` -> D's elffs. Then `mount -t fuse.elffs SOURCE MNT
@@ -34,7 +36,8 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, fixture, force_unmount, mount_entry, require_env, wait_for
+from elffs_mount import (Checker, _unescape_mountinfo, fixture, force_unmount, mount_entry,
+                         require_env, wait_for)
 
 NS_MARK = "ELFFS_INSTALL_NAMESPACE"
 EXAMPLE_FIXTURES = ["exec", "libshared.so", "comdat.o", "bigendian.o", "armhf-libc.so.6"]
@@ -330,6 +333,22 @@ def mounting(ck, lay, tmp):
             os.kill(pid, 9)
 
 
+def drop_copied_fuse_mounts():
+    """A new mount namespace starts with a copy of every mount, the FUSE
+    mounts of tests running beside this one included: a copy keeps their
+    connection alive, so their daemons would not end on fusermount3 -u while
+    this test runs. Detach every copied FUSE mount first thing."""
+    with open("/proc/self/mountinfo") as f:
+        entries = [line.split() for line in f]
+    points = []
+    for fields in entries:
+        fstype = fields[fields.index("-") + 1]
+        if fstype == "fuse" or fstype.startswith(("fuse.", "fuseblk")):
+            points.append(_unescape_mountinfo(fields[4]))
+    for point in sorted(points, key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], capture_output=True)
+
+
 def reexec_in_namespace():
     """Root: the whole test in a private mount namespace (unshare -m), so
     that its bind mount over /usr/local/sbin is seen by nobody else."""
@@ -362,6 +381,8 @@ def drop_copied_fuse_mounts():
 
 def main():
     reexec_in_namespace()
+    if os.environ.get(NS_MARK) == "1":
+        drop_copied_fuse_mounts()
     if os.environ.get(NS_MARK) == "1":
         drop_copied_fuse_mounts()
     ck = Checker("install")
