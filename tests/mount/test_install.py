@@ -364,25 +364,8 @@ def reexec_in_namespace():
                        os.path.abspath(__file__)] + sys.argv[1:])
 
 
-def drop_copied_fuse_mounts():
-    """The new namespace starts with a copy of every mount, FUSE mounts of
-    tests running beside this one included: each copy keeps its daemon's
-    connection alive, so that test's fusermount3 -u would not end its daemon
-    while this test runs. Detach the copies here at once (only in this
-    namespace)."""
-    with open("/proc/self/mountinfo") as f:
-        lines = f.read().splitlines()
-    for line in lines:
-        fields = line.split(" - ", 1)
-        if len(fields) == 2 and fields[1].startswith(("fuse ", "fuse.")):
-            target = fields[0].split()[4].replace("\\040", " ")
-            subprocess.run(["umount", "-l", target], capture_output=True)
-
-
 def main():
     reexec_in_namespace()
-    if os.environ.get(NS_MARK) == "1":
-        drop_copied_fuse_mounts()
     if os.environ.get(NS_MARK) == "1":
         drop_copied_fuse_mounts()
     ck = Checker("install")
