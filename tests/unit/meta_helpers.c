@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,109 @@ void tb_readelf_lines(const struct tb_paths *p, const char *opts, void (*fn)(cha
 		fn(tb_re.line, arg);
 	}
 	tb_readelf_release();
+}
+
+void tb_walk_readelf(struct tb_walk *w, const char *dir, size_t ncounts, const char *opts,
+                     void (*fn)(char *line, void *arg), void *arg)
+{
+	assert_true(ncounts <= TB_WALK_COUNTS);
+	tb_fixture_elf_list(&w->list);
+	w->fixtures = w->list.n;
+	tb_elf_list(&w->list, dir);
+	w->ncounts = ncounts;
+	w->per = calloc(w->list.n * ncounts, sizeof(*w->per));
+	assert_non_null(w->per);
+	tb_readelf_lines(&w->list, opts, fn, arg);
+}
+
+void tb_walk_open(struct tb_walk *w, const char *path)
+{
+	if (w->files >= w->list.n || strcmp(path, w->list.v[w->files]) != 0)
+		fail_msg("readelf printed \"File: %s\" where %s was due", path,
+		         w->files < w->list.n ? w->list.v[w->files] : "no file");
+	free(w->path);
+	w->path = strdup(path);
+	tb_open_ok(path, (enum tb_backend)(w->files++ % TB_NBACKENDS), &w->h);
+	w->open = true;
+}
+
+void tb_walk_close(struct tb_walk *w)
+{
+	tb_close(&w->h);
+	w->open = false;
+}
+
+void tb_walk_count(struct tb_walk *w, unsigned c)
+{
+	w->per[(size_t)(w->files - 1) * w->ncounts + c]++;
+}
+
+void tb_walk_fixture_sum(const struct tb_walk *w, unsigned long *sum)
+{
+	for (size_t c = 0; c < w->ncounts; c++)
+		sum[c] = 0;
+	for (size_t i = 0; i < w->fixtures; i++)
+		for (size_t c = 0; c < w->ncounts; c++)
+			sum[c] += w->per[i * w->ncounts + c];
+}
+
+/* Append to msg (of size cap, *len used) what fmt says, cut at cap. */
+static void tb_append(char *msg, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < cap - *len ? (size_t)n : cap - *len - 1;
+}
+
+void tb_walk_floors(const struct tb_walk *w, const struct tb_floor *floor, size_t n,
+                    const char *const *label)
+{
+	size_t nfix = w->fixtures;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = floor[i].name;
+		if (floor[i].dir == TB_META_IF_BUILT && !tb_meta_has(name))
+			continue; /* its tool was missing: it was not built */
+		const char *path =
+		        floor[i].dir == TB_FIXTURE ? tb_fixture(name) : tb_meta_fixture(name);
+		long k = tb_paths_find(&w->list, path);
+		assert_true(k >= 0 && (size_t)k < nfix);
+		const unsigned long *got = w->per + (size_t)k * w->ncounts, *need = floor[i].need;
+		bool low = false;
+		for (size_t c = 0; c < w->ncounts; c++)
+			low = low || got[c] < need[c];
+		if (!low)
+			continue;
+		char msg[8192]; /* on the stack: fail_msg jumps out of here */
+		size_t len = 0;
+		tb_append(msg, sizeof(msg), &len, "%s: compared", path);
+		for (size_t c = 0; c < w->ncounts; c++)
+			tb_append(msg, sizeof(msg), &len, "%s %lu %s", c ? "," : "", got[c],
+			          label[c]);
+		tb_append(msg, sizeof(msg), &len, "; the fixture has at least");
+		for (size_t c = 0; c < w->ncounts; c++)
+			tb_append(msg, sizeof(msg), &len, "%s %lu", c ? "," : "", need[c]);
+		fail_msg("%s", msg);
+	}
+}
+
+void tb_walk_free(struct tb_walk *w)
+{
+	tb_readelf_release();
+	if (w->open)
+		tb_close(&w->h);
+	free(w->path);
+	free(w->per);
+	tb_paths_free(&w->list);
+}
+
+int tb_walk_teardown(void **state)
+{
+	tb_walk_free(*state);
+	free(*state);
+	return 0;
 }
 
 void tb_section_range(const char *path, const char *name, uint64_t *off, uint64_t *size)

@@ -55,6 +55,83 @@ void tb_readelf_lines(const struct tb_paths *p, const char *opts, void (*fn)(cha
 /* Free what a run of tb_readelf_lines left behind (a no-op after a complete run). */
 void tb_readelf_release(void);
 
+/*
+ * A walk of readelf's output over every ELF fixture then every ELF file
+ * under a directory of the machine, comparing pfelf with it file by file.
+ * A test's own walk embeds this as its first member and adds what it
+ * compares; what it counts in each file are counters it names with an
+ * enum (at most TB_WALK_COUNTS), which its floors (struct tb_floor) check.
+ *
+ * The walk lives in cmocka setup/teardown state (the setup callocs the
+ * test's walk, the teardown is tb_walk_teardown or ends with it): what it
+ * holds stays reachable when a check fails the test mid-walk, and the
+ * teardown frees it, so nothing leaks.
+ */
+#define TB_WALK_COUNTS 8
+
+struct tb_walk {
+	struct tb_paths list; /* the files given to readelf, in its order */
+	size_t fixtures;      /* the first ones of list are the fixtures */
+	size_t ncounts;       /* counters per file */
+	unsigned long *per;   /* ncounts counters per file of list */
+	struct tb_handle h;   /* the file being compared, while open */
+	bool open;
+	char *path;     /* its path */
+	unsigned files; /* files started: the current one is files - 1 */
+};
+
+/*
+ * Fill w->list with tb_fixture_elf_list then tb_elf_list(dir), give each
+ * file ncounts counters at 0, and hand every line of `readelf <opts>` over
+ * the list to fn(line, arg) (see tb_readelf_lines). The test then ends its
+ * last file itself.
+ */
+void tb_walk_readelf(struct tb_walk *w, const char *dir, size_t ncounts, const char *opts,
+                     void (*fn)(char *line, void *arg), void *arg);
+/*
+ * readelf printed "File: <path>": fail unless path is the next file of the
+ * list, then open it with the next backend in turn (the test ends the
+ * previous file first).
+ */
+void tb_walk_open(struct tb_walk *w, const char *path);
+/* Close the file being compared (the test checks what it holds first). */
+void tb_walk_close(struct tb_walk *w);
+/* Add one to counter c of the file being compared. */
+void tb_walk_count(struct tb_walk *w, unsigned c);
+/* The sums of each counter over the fixtures, into sum[w->ncounts]. */
+void tb_walk_fixture_sum(const struct tb_walk *w, unsigned long *sum);
+
+/* Where the fixture of a floor is. */
+enum tb_fixture_dir {
+	TB_FIXTURE,       /* $ELFFS_FIXTURES (tb_fixture) */
+	TB_META,          /* $ELFFS_META_FIXTURES (tb_meta_fixture) */
+	TB_META_IF_BUILT, /* there, made only where its tool was (go): no floor when missing */
+};
+
+/* What a walk must have counted in a fixture, by the way it is made. */
+struct tb_floor {
+	const char *name;
+	enum tb_fixture_dir dir;
+	unsigned long need[TB_WALK_COUNTS]; /* at least this much of each counter */
+};
+
+/*
+ * Check the n floors of floor: each fixture is one of the walk's fixtures,
+ * and each of its counters c is at least need[c]; else fail with
+ * "<path>: compared <got> <label[0]>, <got> <label[1]>, ...; the fixture
+ * has at least <need>, <need>, ...".
+ */
+void tb_walk_floors(const struct tb_walk *w, const struct tb_floor *floor, size_t n,
+                    const char *const *label);
+
+/* Free what the walk and readelf's run hold, mid-walk too (not w itself). */
+void tb_walk_free(struct tb_walk *w);
+/*
+ * A cmocka teardown: *state is a malloc'd walk whose first member is a
+ * struct tb_walk; tb_walk_free it, then free it.
+ */
+int tb_walk_teardown(void **state);
+
 /* File offset and size of the section name of path, as readelf -SW prints them. */
 void tb_section_range(const char *path, const char *name, uint64_t *off, uint64_t *size);
 

@@ -21,47 +21,38 @@
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu"
 
-/* What the walk compared in one file. */
-struct seen {
-	unsigned tables, needed, soname, rpath, runpath, flags;
+/* What the walk compares in each file: its counters, named in failure messages. */
+enum { SEEN_TABLES, SEEN_NEEDED, SEEN_SONAME, SEEN_RPATH, SEEN_RUNPATH, SEEN_FLAGS, NSEEN };
+static const char *const seen_label[NSEEN] = {
+        "dynamic sections", "NEEDED", "SONAME", "RPATH", "RUNPATH", "FLAGS_1",
 };
 
 struct walk {
-	const struct tb_paths *list; /* the files given to readelf, in its order */
-	struct seen *per;            /* one per file of list */
-	struct tb_handle h;
-	bool open;
-	char *path;
-	unsigned files, entries, needed, names, flags;
+	struct tb_walk base; /* first: the state tb_walk_teardown frees */
+	unsigned entries, needed, names, flags;
 	int count; /* entries readelf announced, -1 none */
 	int needed_seen;
 };
 
 static void end_file(struct walk *w)
 {
-	if (!w->open)
+	if (!w->base.open)
 		return;
+	pfelf_file *f = w->base.h.f;
 	if (w->count >= 0) /* readelf counts the DT_NULL that ends the table */
-		assert_ret(pfelf_dynamic_count(w->h.f) + 1, w->count);
+		assert_ret(pfelf_dynamic_count(f) + 1, w->count);
 	else
-		assert_ret(pfelf_dynamic_count(w->h.f), 0);
-	assert_ret(pfelf_needed_count(w->h.f), w->needed_seen);
-	tb_close(&w->h);
-	w->open = false;
+		assert_ret(pfelf_dynamic_count(f), 0);
+	assert_ret(pfelf_needed_count(f), w->needed_seen);
+	tb_walk_close(&w->base);
 }
 
 static void start_file(struct walk *w, const char *path)
 {
 	end_file(w);
-	if (w->files >= w->list->n || strcmp(path, w->list->v[w->files]) != 0)
-		fail_msg("readelf printed \"File: %s\" where %s was due", path,
-		         w->files < w->list->n ? w->list->v[w->files] : "no file");
-	free(w->path);
-	w->path = strdup(path);
 	w->count = -1;
 	w->needed_seen = 0;
-	tb_open_ok(path, (enum tb_backend)(w->files++ % TB_NBACKENDS), &w->h);
-	w->open = true;
+	tb_walk_open(&w->base, path);
 }
 
 /* " 0x000000000000000e (SONAME)             Library soname: [libc.so.6]" */
@@ -77,36 +68,36 @@ static void entry_line(struct walk *w, const char *line)
 		snprintf(val, sizeof(val), "%.*s", (int)(rb - lb - 1), lb + 1);
 	const char *got = NULL;
 	int ret = 0;
-	struct seen *per = &w->per[w->files - 1];
+	pfelf_file *f = w->base.h.f;
 	if (strcmp(tag, "NEEDED") == 0) {
-		ret = pfelf_needed(w->h.f, (uint32_t)w->needed_seen++, &got);
+		ret = pfelf_needed(f, (uint32_t)w->needed_seen++, &got);
 		w->needed++;
-		per->needed++;
+		tb_walk_count(&w->base, SEEN_NEEDED);
 	} else if (strcmp(tag, "SONAME") == 0) {
-		ret = pfelf_soname(w->h.f, &got);
-		per->soname++;
+		ret = pfelf_soname(f, &got);
+		tb_walk_count(&w->base, SEEN_SONAME);
 	} else if (strcmp(tag, "RPATH") == 0) {
-		ret = pfelf_rpath(w->h.f, &got);
-		per->rpath++;
+		ret = pfelf_rpath(f, &got);
+		tb_walk_count(&w->base, SEEN_RPATH);
 	} else if (strcmp(tag, "RUNPATH") == 0) {
-		ret = pfelf_runpath(w->h.f, &got);
-		per->runpath++;
+		ret = pfelf_runpath(f, &got);
+		tb_walk_count(&w->base, SEEN_RUNPATH);
 	} else if (strcmp(tag, "FLAGS_1") == 0) {
 		uint64_t fl, want = 0;
-		assert_ret(pfelf_dynamic_flags_1(w->h.f, &fl), 0);
+		assert_ret(pfelf_dynamic_flags_1(f, &fl), 0);
 		if (strstr(line, " PIE"))
 			want |= 0x08000000;
 		if (strstr(line, " NOW"))
 			want |= 1;
 		assert_int_equal(fl & 0x08000001, want);
 		w->flags++;
-		per->flags++;
+		tb_walk_count(&w->base, SEEN_FLAGS);
 		return;
 	} else {
 		return;
 	}
 	if (ret != 0 || strcmp(got, val) != 0)
-		fail_msg("%s: %s: readelf [%s], pfelf %d [%s]", w->path, tag, val, ret,
+		fail_msg("%s: %s: readelf [%s], pfelf %d [%s]", w->base.path, tag, val, ret,
 		         ret == 0 ? got : "");
 	w->names++;
 }
@@ -117,39 +108,21 @@ static void walk_line(char *line, void *arg)
 	int n;
 	if (strncmp(line, "File: ", 6) == 0)
 		start_file(w, line + 6);
-	else if (!w->open)
+	else if (!w->base.open)
 		return;
 	else if (sscanf(line, "Dynamic section at offset %*s contains %d entr", &n) == 1) {
 		w->count = n;
 		w->entries += (unsigned)n;
-		w->per[w->files - 1].tables++;
+		tb_walk_count(&w->base, SEEN_TABLES);
 	} else if (strncmp(line, " 0x", 3) == 0)
 		entry_line(w, line);
 }
 
-/* The walk's list and state: freed by the teardown even when a check fails. */
-struct dyn_run {
-	struct tb_paths list;
-	struct walk w;
-};
-
+/* The walk lives in the test's state: the teardown frees it even when a check fails. */
 static int setup_run(void **state)
 {
-	*state = calloc(1, sizeof(struct dyn_run));
+	*state = calloc(1, sizeof(struct walk));
 	return *state ? 0 : -1;
-}
-
-static int teardown_run(void **state)
-{
-	struct dyn_run *r = *state;
-	tb_readelf_release();
-	if (r->w.open)
-		tb_close(&r->w.h);
-	free(r->w.path);
-	free(r->w.per);
-	tb_paths_free(&r->list);
-	free(r);
-	return 0;
 }
 
 /*
@@ -160,69 +133,37 @@ static int teardown_run(void **state)
  * RUNPATH, user-rpath an RPATH and user-runpath a RUNPATH, and both need
  * libmeta.so.1 and libc.so.6.
  */
-static const struct {
-	const char *name;
-	bool meta;
-	struct seen need;
-} fixture_floor[] = {
-        {"exec", false, {1, 1, 0, 0, 0, 0}},
-        {"pie", false, {1, 1, 0, 0, 0, 1}},
-        {"noshdr", false, {1, 1, 0, 0, 0, 0}},
-        {"libshared.so", false, {1, 0, 1, 0, 0, 0}},
-        {"s390x-libc.so.6", false, {1, 1, 1, 0, 0, 0}},
-        {"armhf-libc.so.6", false, {1, 1, 1, 0, 0, 0}},
-        {"libmeta.so", true, {1, 0, 1, 0, 1, 0}},
-        {"user-rpath", true, {1, 2, 0, 1, 0, 1}},
-        {"user-runpath", true, {1, 2, 0, 0, 1, 1}},
-        {"zexec", true, {1, 1, 0, 0, 0, 1}},
+static const struct tb_floor fixture_floor[] = {
+        {"exec", TB_FIXTURE, {1, 1, 0, 0, 0, 0}},
+        {"pie", TB_FIXTURE, {1, 1, 0, 0, 0, 1}},
+        {"noshdr", TB_FIXTURE, {1, 1, 0, 0, 0, 0}},
+        {"libshared.so", TB_FIXTURE, {1, 0, 1, 0, 0, 0}},
+        {"s390x-libc.so.6", TB_FIXTURE, {1, 1, 1, 0, 0, 0}},
+        {"armhf-libc.so.6", TB_FIXTURE, {1, 1, 1, 0, 0, 0}},
+        {"libmeta.so", TB_META, {1, 0, 1, 0, 1, 0}},
+        {"user-rpath", TB_META, {1, 2, 0, 1, 0, 1}},
+        {"user-runpath", TB_META, {1, 2, 0, 0, 1, 1}},
+        {"zexec", TB_META, {1, 1, 0, 0, 0, 1}},
 };
 
 static void test_readelf_dynamic(void **state)
 {
-	struct dyn_run *r = *state;
-	struct walk *w = &r->w;
+	struct walk *w = *state;
 	double t0 = tb_now();
-	tb_fixture_elf_list(&r->list);
-	size_t nfix = r->list.n;
-	tb_elf_list(&r->list, LIBDIR);
-	w->list = &r->list;
-	w->per = calloc(r->list.n, sizeof(*w->per));
-	assert_non_null(w->per);
-	tb_readelf_lines(&r->list, "-dW", walk_line, w);
+	tb_walk_readelf(&w->base, LIBDIR, NSEEN, "-dW", walk_line, w);
 	end_file(w);
-	struct seen fx = {0};
-	for (size_t i = 0; i < nfix; i++) {
-		fx.tables += w->per[i].tables;
-		fx.needed += w->per[i].needed;
-		fx.soname += w->per[i].soname;
-		fx.rpath += w->per[i].rpath;
-		fx.runpath += w->per[i].runpath;
-		fx.flags += w->per[i].flags;
-	}
+	unsigned long fx[NSEEN];
+	tb_walk_fixture_sum(&w->base, fx);
 	print_message("dynamic: %u files, %u entries counted, %u NEEDED, %u names "
 	              "(NEEDED/SONAME/RPATH/RUNPATH), %u FLAGS_1 equal to readelf -d (%.1f s); "
-	              "of which %zu fixtures: %u dynamic sections, %u NEEDED, %u SONAME, %u RPATH, "
-	              "%u RUNPATH, %u FLAGS_1\n",
-	              w->files, w->entries, w->needed, w->names, w->flags, tb_now() - t0, nfix,
-	              fx.tables, fx.needed, fx.soname, fx.rpath, fx.runpath, fx.flags);
-	assert_int_equal(w->files, r->list.n);
-	for (size_t i = 0; i < sizeof(fixture_floor) / sizeof(fixture_floor[0]); i++) {
-		const char *name = fixture_floor[i].name;
-		const char *path = fixture_floor[i].meta ? tb_meta_fixture(name) : tb_fixture(name);
-		long k = tb_paths_find(&r->list, path);
-		assert_true(k >= 0 && (size_t)k < nfix);
-		const struct seen *got = &w->per[k], *need = &fixture_floor[i].need;
-		if (got->tables < need->tables || got->needed < need->needed ||
-		    got->soname < need->soname || got->rpath < need->rpath ||
-		    got->runpath < need->runpath || got->flags < need->flags)
-			fail_msg(
-			        "%s: compared %u dynamic sections, %u NEEDED, %u SONAME, %u RPATH, "
-			        "%u RUNPATH, %u FLAGS_1; the fixture has at least %u, %u, %u, %u, "
-			        "%u, %u",
-			        path, got->tables, got->needed, got->soname, got->rpath,
-			        got->runpath, got->flags, need->tables, need->needed, need->soname,
-			        need->rpath, need->runpath, need->flags);
-	}
+	              "of which %zu fixtures: %lu dynamic sections, %lu NEEDED, %lu SONAME, "
+	              "%lu RPATH, %lu RUNPATH, %lu FLAGS_1\n",
+	              w->base.files, w->entries, w->needed, w->names, w->flags, tb_now() - t0,
+	              w->base.fixtures, fx[SEEN_TABLES], fx[SEEN_NEEDED], fx[SEEN_SONAME],
+	              fx[SEEN_RPATH], fx[SEEN_RUNPATH], fx[SEEN_FLAGS]);
+	assert_int_equal(w->base.files, w->base.list.n);
+	tb_walk_floors(&w->base, fixture_floor, sizeof(fixture_floor) / sizeof(fixture_floor[0]),
+	               seen_label);
 }
 
 /* What readelf -lW says after "[Requesting program interpreter: ". */
@@ -330,7 +271,7 @@ static void test_debuglink(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test_setup_teardown(test_readelf_dynamic, setup_run, teardown_run),
+	        cmocka_unit_test_setup_teardown(test_readelf_dynamic, setup_run, tb_walk_teardown),
 	        TB_BACKEND_TESTS(test_interpreter),
 	        TB_BACKEND_TESTS(test_debuglink),
 	};

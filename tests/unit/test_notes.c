@@ -21,18 +21,14 @@
 
 /* ------------------------------------------------------ readelf -n */
 
-/* What the walk compared in one file. */
-struct seen {
-	unsigned notes, build_ids, props, go_ids;
-};
+/* What the walk compares in each file: its counters, named in failure messages. */
+enum { SEEN_NOTES, SEEN_BUILD_IDS, SEEN_PROPS, SEEN_GO_IDS, NSEEN };
+static const char *const seen_label[NSEEN] = {"notes", "build ids", "x86 properties",
+                                              "Go build ids"};
 
 struct walk {
-	const struct tb_paths *list; /* the files given to readelf, in its order */
-	struct seen *per;            /* one per file of list */
-	struct tb_handle h;
-	bool open;
-	char *path;
-	unsigned files, notes, build_ids, props, go_ids;
+	struct tb_walk base; /* first: the state tb_walk_teardown frees */
+	unsigned notes, build_ids, props, go_ids;
 	int index; /* next pfelf note to compare */
 	bool saw_build_id;
 	bool go_next; /* the last note was a Go build id: its description follows */
@@ -40,30 +36,23 @@ struct walk {
 
 static void end_file(struct walk *w)
 {
-	if (!w->open)
+	if (!w->base.open)
 		return;
-	int n = pfelf_note_count(w->h.f);
+	int n = pfelf_note_count(w->base.h.f);
 	if (n != w->index)
-		fail_msg("%s: pfelf has %d notes, readelf %d", w->path, n, w->index);
+		fail_msg("%s: pfelf has %d notes, readelf %d", w->base.path, n, w->index);
 	const uint8_t *id;
-	if (!w->saw_build_id && pfelf_build_id(w->h.f, &id) != -ENOENT)
-		fail_msg("%s: pfelf finds a build id, readelf printed none", w->path);
-	tb_close(&w->h);
-	w->open = false;
+	if (!w->saw_build_id && pfelf_build_id(w->base.h.f, &id) != -ENOENT)
+		fail_msg("%s: pfelf finds a build id, readelf printed none", w->base.path);
+	tb_walk_close(&w->base);
 }
 
 static void start_file(struct walk *w, const char *path)
 {
 	end_file(w);
-	if (w->files >= w->list->n || strcmp(path, w->list->v[w->files]) != 0)
-		fail_msg("readelf printed \"File: %s\" where %s was due", path,
-		         w->files < w->list->n ? w->list->v[w->files] : "no file");
-	free(w->path);
-	w->path = strdup(path);
 	w->index = 0;
 	w->saw_build_id = false;
-	tb_open_ok(path, (enum tb_backend)(w->files++ % TB_NBACKENDS), &w->h);
-	w->open = true;
+	tb_walk_open(&w->base, path);
 }
 
 /* "  OWNER    0x0000SIZE\tDESCRIPTION": the next pfelf note must match. */
@@ -78,13 +67,13 @@ static bool note_line(struct walk *w, const char *line)
 	if (sscanf(line, " %255s 0x%lx", owner, &size) != 2)
 		return false;
 	pfelf_note n;
-	int ret = pfelf_note_get(w->h.f, (uint32_t)w->index, &n);
+	int ret = pfelf_note_get(w->base.h.f, (uint32_t)w->index, &n);
 	if (ret != 0 || strcmp(n.name, owner) != 0 || n.descsz != size)
-		fail_msg("%s: note %d: readelf %s 0x%lx, pfelf %d %s 0x%x", w->path, w->index,
+		fail_msg("%s: note %d: readelf %s 0x%lx, pfelf %d %s 0x%x", w->base.path, w->index,
 		         owner, size, ret, ret == 0 ? n.name : "", ret == 0 ? n.descsz : 0);
 	w->index++;
 	w->notes++;
-	w->per[w->files - 1].notes++;
+	tb_walk_count(&w->base, SEEN_NOTES);
 	return true;
 }
 
@@ -101,13 +90,13 @@ static void build_id_line(struct walk *w, const char *hexid)
 	char got[1024];
 	if (w->saw_build_id)
 		return;
-	int n = pfelf_build_id(w->h.f, &id);
+	int n = pfelf_build_id(w->base.h.f, &id);
 	assert_true(n > 0 && n < 500);
 	hex(id, (size_t)n, got);
 	assert_string_equal(got, hexid);
 	w->saw_build_id = true;
 	w->build_ids++;
-	w->per[w->files - 1].build_ids++;
+	tb_walk_count(&w->base, SEEN_BUILD_IDS);
 }
 
 /* "x86 feature: IBT, SHSTK" and "x86 ISA needed: x86-64-baseline, ..." */
@@ -135,21 +124,22 @@ static void property_line(struct walk *w, const char *line)
 			if (q && (q[l] == 0 || q[l] == ',' || q[l] == '\n'))
 				want |= 1u << b;
 		}
-		int n = pfelf_gnu_property_count(w->h.f);
+		int n = pfelf_gnu_property_count(w->base.h.f);
 		assert_true(n > 0);
 		bool found = false;
 		for (int i = 0; i < n; i++) {
 			pfelf_gnu_property pr;
-			assert_ret(pfelf_gnu_property_get(w->h.f, (uint32_t)i, &pr), 0);
+			assert_ret(pfelf_gnu_property_get(w->base.h.f, (uint32_t)i, &pr), 0);
 			if (pr.type == kinds[k].type && pr.datasz == 4) {
 				assert_int_equal(pr.value & 0xf, want);
 				found = true;
 			}
 		}
 		if (!found)
-			fail_msg("%s: no property 0x%x for \"%s\"", w->path, kinds[k].type, line);
+			fail_msg("%s: no property 0x%x for \"%s\"", w->base.path, kinds[k].type,
+			         line);
 		w->props++;
-		w->per[w->files - 1].props++;
+		tb_walk_count(&w->base, SEEN_PROPS);
 	}
 }
 
@@ -166,10 +156,10 @@ static void go_desc_line(struct walk *w, const char *line)
 		p += used;
 	}
 	want[k] = 0;
-	assert_true(pfelf_go_build_id(w->h.f, id, sizeof(id)) > 0);
+	assert_true(pfelf_go_build_id(w->base.h.f, id, sizeof(id)) > 0);
 	assert_string_equal(id, want);
 	w->go_ids++;
-	w->per[w->files - 1].go_ids++;
+	tb_walk_count(&w->base, SEEN_GO_IDS);
 }
 
 static void walk_line(char *line, void *arg)
@@ -178,7 +168,7 @@ static void walk_line(char *line, void *arg)
 	const char *p;
 	if (strncmp(line, "File: ", 6) == 0)
 		start_file(w, line + 6);
-	else if (!w->open)
+	else if (!w->base.open)
 		return;
 	else if (note_line(w, line))
 		w->go_next = strstr(line, "GO BUILDID") != NULL;
@@ -191,29 +181,11 @@ static void walk_line(char *line, void *arg)
 		property_line(w, line);
 }
 
-/* The walk's list and state: freed by the teardown even when a check fails. */
-struct notes_run {
-	struct tb_paths list;
-	struct walk w;
-};
-
+/* The walk lives in the test's state: the teardown frees it even when a check fails. */
 static int setup_run(void **state)
 {
-	*state = calloc(1, sizeof(struct notes_run));
+	*state = calloc(1, sizeof(struct walk));
 	return *state ? 0 : -1;
-}
-
-static int teardown_run(void **state)
-{
-	struct notes_run *r = *state;
-	tb_readelf_release();
-	if (r->w.open)
-		tb_close(&r->w.h);
-	free(r->w.path);
-	free(r->w.per);
-	tb_paths_free(&r->list);
-	free(r);
-	return 0;
 }
 
 /*
@@ -223,67 +195,39 @@ static int teardown_run(void **state)
  * with Debian's crt files; the Go build id of the Go program (when go was
  * there to build it).
  */
-static const struct {
-	const char *name;
-	bool meta;
-	struct seen need;
-} fixture_floor[] = {
-        {"exec", false, {3, 1, 1, 0}},
-        {"pie", false, {3, 1, 1, 0}},
-        {"noshdr", false, {3, 1, 1, 0}},
-        {"libshared.so", false, {1, 1, 0, 0}},
-        {"s390x-libc.so.6", false, {2, 1, 0, 0}},
-        {"armhf-libc.so.6", false, {2, 1, 0, 0}},
-        {"libmeta.so", true, {1, 1, 0, 0}},
-        {"user-rpath", true, {3, 1, 1, 0}},
-        {"zexec", true, {3, 1, 1, 0}},
-        {"debug.dbg", true, {3, 1, 1, 0}},
-        {"hello", true, {1, 0, 0, 1}},
-        {"hello-noshdr", true, {1, 0, 0, 1}},
+static const struct tb_floor fixture_floor[] = {
+        {"exec", TB_FIXTURE, {3, 1, 1, 0}},
+        {"pie", TB_FIXTURE, {3, 1, 1, 0}},
+        {"noshdr", TB_FIXTURE, {3, 1, 1, 0}},
+        {"libshared.so", TB_FIXTURE, {1, 1, 0, 0}},
+        {"s390x-libc.so.6", TB_FIXTURE, {2, 1, 0, 0}},
+        {"armhf-libc.so.6", TB_FIXTURE, {2, 1, 0, 0}},
+        {"libmeta.so", TB_META, {1, 1, 0, 0}},
+        {"user-rpath", TB_META, {3, 1, 1, 0}},
+        {"zexec", TB_META, {3, 1, 1, 0}},
+        {"debug.dbg", TB_META, {3, 1, 1, 0}},
+        {"hello", TB_META_IF_BUILT, {1, 0, 0, 1}},
+        {"hello-noshdr", TB_META_IF_BUILT, {1, 0, 0, 1}},
 };
 
 static void test_readelf_notes(void **state)
 {
-	struct notes_run *r = *state;
-	struct walk *w = &r->w;
+	struct walk *w = *state;
 	double t0 = tb_now();
-	tb_fixture_elf_list(&r->list);
-	size_t nfix = r->list.n;
-	tb_elf_list(&r->list, LIBDIR);
-	w->list = &r->list;
-	w->per = calloc(r->list.n, sizeof(*w->per));
-	assert_non_null(w->per);
-	tb_readelf_lines(&r->list, "-n", walk_line, w);
+	tb_walk_readelf(&w->base, LIBDIR, NSEEN, "-n", walk_line, w);
 	end_file(w);
-	struct seen fx = {0};
-	for (size_t i = 0; i < nfix; i++) {
-		fx.notes += w->per[i].notes;
-		fx.build_ids += w->per[i].build_ids;
-		fx.props += w->per[i].props;
-		fx.go_ids += w->per[i].go_ids;
-	}
+	unsigned long fx[NSEEN];
+	tb_walk_fixture_sum(&w->base, fx);
 	print_message("notes: %u files, %u notes (owner, size, order) equal to readelf -n, "
 	              "%u build ids, %u x86 properties, %u Go build ids (%.1f s); of which "
-	              "%zu fixtures: %u notes, %u build ids, %u x86 properties, %u Go build ids\n",
-	              w->files, w->notes, w->build_ids, w->props, w->go_ids, tb_now() - t0, nfix,
-	              fx.notes, fx.build_ids, fx.props, fx.go_ids);
-	assert_int_equal(w->files, r->list.n);
-	for (size_t i = 0; i < sizeof(fixture_floor) / sizeof(fixture_floor[0]); i++) {
-		const char *name = fixture_floor[i].name;
-		if (fixture_floor[i].meta && fixture_floor[i].need.go_ids && !tb_meta_has(name))
-			continue; /* no go tool: hello was not built */
-		const char *path = fixture_floor[i].meta ? tb_meta_fixture(name) : tb_fixture(name);
-		long k = tb_paths_find(&r->list, path);
-		assert_true(k >= 0 && (size_t)k < nfix);
-		const struct seen *got = &w->per[k], *need = &fixture_floor[i].need;
-		if (got->notes < need->notes || got->build_ids < need->build_ids ||
-		    got->props < need->props || got->go_ids < need->go_ids)
-			fail_msg("%s: compared %u notes, %u build ids, %u x86 properties, %u Go "
-			         "build "
-			         "ids; the fixture has at least %u, %u, %u, %u",
-			         path, got->notes, got->build_ids, got->props, got->go_ids,
-			         need->notes, need->build_ids, need->props, need->go_ids);
-	}
+	              "%zu fixtures: %lu notes, %lu build ids, %lu x86 properties, %lu Go build "
+	              "ids\n",
+	              w->base.files, w->notes, w->build_ids, w->props, w->go_ids, tb_now() - t0,
+	              w->base.fixtures, fx[SEEN_NOTES], fx[SEEN_BUILD_IDS], fx[SEEN_PROPS],
+	              fx[SEEN_GO_IDS]);
+	assert_int_equal(w->base.files, w->base.list.n);
+	tb_walk_floors(&w->base, fixture_floor, sizeof(fixture_floor) / sizeof(fixture_floor[0]),
+	               seen_label);
 }
 
 /* ------------------------------------------------------------- core */
@@ -372,7 +316,7 @@ static void test_hostile_notes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test_setup_teardown(test_readelf_notes, setup_run, teardown_run),
+	        cmocka_unit_test_setup_teardown(test_readelf_notes, setup_run, tb_walk_teardown),
 	        TB_BACKEND_TESTS(test_core),
 	        TB_BACKEND_TESTS(test_hostile_notes),
 	};

@@ -53,22 +53,16 @@ static int sym_line(pfelf_file *f, const pfelf_sym *s, char *buf, size_t len)
 
 /* ------------------------------------------------ the oracle walk */
 
-/* What the walk compared in one file. */
-struct seen {
-	unsigned long tables, symbols, lookups;
-};
+/* What the walk compares in each file: its counters, named in failure messages. */
+enum { SEEN_TABLES, SEEN_SYMBOLS, SEEN_LOOKUPS, NSEEN };
+static const char *const seen_label[NSEEN] = {"tables", "symbols", "hash lookups"};
 
 struct walk {
-	const struct tb_paths *list; /* the files given to readelf, in its order */
-	struct seen *per;            /* one per file of list */
-	struct cand *cand;           /* check_hash's scan, freed by the next or the teardown */
-	struct tb_handle h;
-	bool open;
-	unsigned nfiles;
-	char *path;
-	int kind;    /* table being compared, -1 none */
-	long expect; /* entries readelf announced */
-	long seen;   /* lines compared in this table */
+	struct tb_walk base; /* first: the state tb_walk_teardown frees */
+	struct cand *cand;   /* check_hash's scan, freed by the next or the teardown */
+	int kind;            /* table being compared, -1 none */
+	long expect;         /* entries readelf announced */
+	long seen;           /* lines compared in this table */
 	unsigned long symbols, mismatches, skipped_other, tables, skipped_tables;
 	unsigned long lookups, lookup_files;
 	char *line;
@@ -92,7 +86,7 @@ static int cmp_cand(const void *a, const void *b)
  * linear scan of the table: per name, the best rank, then the lowest index. */
 static void check_hash(struct walk *w)
 {
-	pfelf_file *f = w->h.f;
+	pfelf_file *f = w->base.h.f;
 	int n = pfelf_symbol_count(f, PFELF_DYNSYM);
 	pfelf_sym s;
 	if (n <= 0 || pfelf_symbol_lookup(f, "", &s) == -ENODATA)
@@ -114,14 +108,14 @@ static void check_hash(struct walk *w)
 				best = j;
 		int ret = pfelf_symbol_lookup(f, c[i].name, &s);
 		if (ret != 0 || s.index != c[best].index)
-			fail_msg("%s: lookup(%s) = %d index %u, linear scan %u", w->path, c[i].name,
-			         ret, ret == 0 ? s.index : 0, c[best].index);
+			fail_msg("%s: lookup(%s) = %d index %u, linear scan %u", w->base.path,
+			         c[i].name, ret, ret == 0 ? s.index : 0, c[best].index);
 		w->lookups++;
-		w->per[w->nfiles - 1].lookups++;
+		tb_walk_count(&w->base, SEEN_LOOKUPS);
 		i = j;
 	}
 	char absent[64];
-	snprintf(absent, sizeof(absent), "pfelf_absent_%u_name", w->nfiles);
+	snprintf(absent, sizeof(absent), "pfelf_absent_%u_name", w->base.files);
 	assert_ret(pfelf_symbol_lookup(f, absent, &s), -ENOENT);
 	free(c);
 	w->cand = NULL;
@@ -130,52 +124,46 @@ static void check_hash(struct walk *w)
 
 static void end_file(struct walk *w)
 {
-	if (!w->open)
+	if (!w->base.open)
 		return;
 	if (w->kind >= 0 && w->seen != w->expect)
-		fail_msg("%s: readelf listed %ld symbols, expected %ld", w->path, w->seen,
+		fail_msg("%s: readelf listed %ld symbols, expected %ld", w->base.path, w->seen,
 		         w->expect);
 	check_hash(w);
-	tb_close(&w->h);
-	w->open = false;
+	tb_walk_close(&w->base);
 }
 
 static void start_file(struct walk *w, const char *path)
 {
 	end_file(w);
-	if (w->nfiles >= w->list->n || strcmp(path, w->list->v[w->nfiles]) != 0)
-		fail_msg("readelf printed \"File: %s\" where %s was due", path,
-		         w->nfiles < w->list->n ? w->list->v[w->nfiles] : "no file");
-	free(w->path);
-	w->path = strdup(path);
 	w->kind = -1;
-	tb_open_ok(path, (enum tb_backend)(w->nfiles++ % TB_NBACKENDS), &w->h);
-	w->open = true;
+	tb_walk_open(&w->base, path);
 }
 
 static void start_table(struct walk *w, const char *line)
 {
 	char name[512];
 	long n;
+	pfelf_file *f = w->base.h.f;
 	if (w->kind >= 0 && w->seen != w->expect)
-		fail_msg("%s: readelf listed %ld symbols, expected %ld", w->path, w->seen,
+		fail_msg("%s: readelf listed %ld symbols, expected %ld", w->base.path, w->seen,
 		         w->expect);
 	w->kind = -1;
 	if (sscanf(line, "Symbol table '%511[^']' contains %ld entr", name, &n) != 2)
-		fail_msg("%s: cannot parse \"%s\"", w->path, line);
+		fail_msg("%s: cannot parse \"%s\"", w->base.path, line);
 	const pfelf_shdr *sh;
-	assert_ret(pfelf_section_by_name(w->h.f, name, &sh), 0);
+	assert_ret(pfelf_section_by_name(f, name, &sh), 0);
 	int kind = sh->type == 2 ? PFELF_SYMTAB : PFELF_DYNSYM;
-	if (pfelf_symbol_table_section(w->h.f, kind) != (int)sh->index) {
+	if (pfelf_symbol_table_section(f, kind) != (int)sh->index) {
 		w->skipped_tables++; /* a second table of the same type */
 		return;
 	}
-	assert_ret(pfelf_symbol_count(w->h.f, kind), n);
+	assert_ret(pfelf_symbol_count(f, kind), n);
 	w->kind = kind;
 	w->expect = n;
 	w->seen = 0;
 	w->tables++;
-	w->per[w->nfiles - 1].tables++;
+	tb_walk_count(&w->base, SEEN_TABLES);
 }
 
 static void compare_symbol(struct walk *w, const char *line)
@@ -183,17 +171,17 @@ static void compare_symbol(struct walk *w, const char *line)
 	char *end;
 	unsigned long idx = strtoul(line, &end, 10);
 	pfelf_sym s;
-	assert_ret(pfelf_symbol(w->h.f, w->kind, (uint32_t)idx, &s), 0);
+	assert_ret(pfelf_symbol(w->base.h.f, w->kind, (uint32_t)idx, &s), 0);
 	w->seen++;
 	w->symbols++;
-	w->per[w->nfiles - 1].symbols++;
-	if (sym_line(w->h.f, &s, w->line, LINE_MAX_) < 0) {
+	tb_walk_count(&w->base, SEEN_SYMBOLS);
+	if (sym_line(w->base.h.f, &s, w->line, LINE_MAX_) < 0) {
 		w->skipped_other++;
 		return;
 	}
 	if (strcmp(w->line, line) != 0) {
 		if (w->mismatches++ < SHOW_MAX)
-			print_message("%s %s:\n  readelf: [%s]\n  pfelf:   [%s]\n", w->path,
+			print_message("%s %s:\n  readelf: [%s]\n  pfelf:   [%s]\n", w->base.path,
 			              w->kind ? "dynsym" : "symtab", line, w->line);
 	}
 }
@@ -210,36 +198,24 @@ static void walk_line(char *line, void *arg)
 		compare_symbol(w, line);
 }
 
-/* The walk's list and state: freed by the teardown even when a check fails. */
-struct sym_run {
-	struct tb_paths list;
-	struct walk w;
-};
-
+/* The walk lives in the test's state: the teardown frees it even when a check fails. */
 static int setup_run(void **state)
 {
-	struct sym_run *r = calloc(1, sizeof(*r));
-	if (!r)
+	struct walk *w = calloc(1, sizeof(*w));
+	if (!w)
 		return -1;
-	r->w.kind = -1;
-	r->w.line = malloc(LINE_MAX_);
-	*state = r;
-	return r->w.line ? 0 : -1;
+	w->kind = -1;
+	w->line = malloc(LINE_MAX_);
+	*state = w;
+	return w->line ? 0 : -1;
 }
 
 static int teardown_run(void **state)
 {
-	struct sym_run *r = *state;
-	tb_readelf_release();
-	if (r->w.open)
-		tb_close(&r->w.h);
-	free(r->w.path);
-	free(r->w.line);
-	free(r->w.cand);
-	free(r->w.per);
-	tb_paths_free(&r->list);
-	free(r);
-	return 0;
+	struct walk *w = *state;
+	free(w->line);
+	free(w->cand);
+	return tb_walk_teardown(state);
 }
 
 /*
@@ -250,73 +226,46 @@ static int teardown_run(void **state)
  * objects made by as, objcopy and g++ a .symtab, big-endian ones included;
  * the Go program (when go was there to build it) a large .symtab.
  */
-static const struct {
-	const char *name;
-	bool meta;
-	struct seen need;
-} fixture_floor[] = {
-        {"s390x-libc.so.6", false, {1, 1000, 1000}},
-        {"armhf-libc.so.6", false, {1, 1000, 1000}},
-        {"exec", false, {2, 20, 0}},
-        {"pie", false, {2, 20, 0}},
-        {"libshared.so", false, {2, 20, 1}},
-        {"many.o", false, {1, 1, 0}},
-        {"comdat.o", false, {1, 1, 0}},
-        {"bigendian.o", false, {1, 1, 0}},
-        {"bigendian32.o", false, {1, 1, 0}},
-        {"libmeta.so", true, {2, 20, 1}},
-        {"libmeta-sysv.so", true, {2, 20, 1}},
-        {"user-rpath", true, {2, 20, 0}},
-        {"xindex.o", true, {1, 1, 0}},
-        {"zstd.o", true, {1, 1, 0}},
-        {"hello", true, {1, 1000, 0}},
+static const struct tb_floor fixture_floor[] = {
+        {"s390x-libc.so.6", TB_FIXTURE, {1, 1000, 1000}},
+        {"armhf-libc.so.6", TB_FIXTURE, {1, 1000, 1000}},
+        {"exec", TB_FIXTURE, {2, 20, 0}},
+        {"pie", TB_FIXTURE, {2, 20, 0}},
+        {"libshared.so", TB_FIXTURE, {2, 20, 1}},
+        {"many.o", TB_FIXTURE, {1, 1, 0}},
+        {"comdat.o", TB_FIXTURE, {1, 1, 0}},
+        {"bigendian.o", TB_FIXTURE, {1, 1, 0}},
+        {"bigendian32.o", TB_FIXTURE, {1, 1, 0}},
+        {"libmeta.so", TB_META, {2, 20, 1}},
+        {"libmeta-sysv.so", TB_META, {2, 20, 1}},
+        {"user-rpath", TB_META, {2, 20, 0}},
+        {"xindex.o", TB_META, {1, 1, 0}},
+        {"zstd.o", TB_META, {1, 1, 0}},
+        {"hello", TB_META_IF_BUILT, {1, 1000, 0}},
 };
 
 static void test_readelf_all(void **state)
 {
-	struct sym_run *r = *state;
-	struct walk *w = &r->w;
+	struct walk *w = *state;
 	double t0 = tb_now();
-	tb_fixture_elf_list(&r->list);
-	size_t nfix = r->list.n;
-	tb_elf_list(&r->list, LIBDIR);
-	w->list = &r->list;
-	w->per = calloc(r->list.n, sizeof(*w->per));
-	assert_non_null(w->per);
-	tb_readelf_lines(&r->list, "-sW", walk_line, w);
+	tb_walk_readelf(&w->base, LIBDIR, NSEEN, "-sW", walk_line, w);
 	end_file(w);
-	struct seen fx = {0};
-	for (size_t i = 0; i < nfix; i++) {
-		fx.tables += w->per[i].tables;
-		fx.symbols += w->per[i].symbols;
-		fx.lookups += w->per[i].lookups;
-	}
+	unsigned long fx[NSEEN];
+	tb_walk_fixture_sum(&w->base, fx);
+	size_t nfix = w->base.fixtures;
 	print_message("symbols: %u files (%zu fixtures, %zu from " LIBDIR "), %lu tables, %lu "
 	              "symbols compared with readelf -sW, %lu mismatches, %lu with st_other bits "
 	              "not compared, %lu extra tables skipped; %lu hash lookups in %lu files "
 	              "equal to a linear scan (%.1f s); the fixtures alone: %lu tables, %lu "
 	              "symbols, %lu lookups\n",
-	              w->nfiles, nfix, r->list.n - nfix, w->tables, w->symbols, w->mismatches,
-	              w->skipped_other, w->skipped_tables, w->lookups, w->lookup_files,
-	              tb_now() - t0, fx.tables, fx.symbols, fx.lookups);
-	assert_int_equal(w->nfiles, r->list.n);
+	              w->base.files, nfix, w->base.list.n - nfix, w->tables, w->symbols,
+	              w->mismatches, w->skipped_other, w->skipped_tables, w->lookups,
+	              w->lookup_files, tb_now() - t0, fx[SEEN_TABLES], fx[SEEN_SYMBOLS],
+	              fx[SEEN_LOOKUPS]);
+	assert_int_equal(w->base.files, w->base.list.n);
 	assert_int_equal(w->mismatches, 0);
-	for (size_t i = 0; i < sizeof(fixture_floor) / sizeof(fixture_floor[0]); i++) {
-		const char *name = fixture_floor[i].name;
-		if (fixture_floor[i].meta && !tb_meta_has(name) && strcmp(name, "hello") == 0)
-			continue; /* no go tool: hello was not built */
-		const char *path = fixture_floor[i].meta ? tb_meta_fixture(name) : tb_fixture(name);
-		long k = tb_paths_find(&r->list, path);
-		assert_true(k >= 0 && (size_t)k < nfix);
-		const struct seen *got = &w->per[k], *need = &fixture_floor[i].need;
-		if (got->tables < need->tables || got->symbols < need->symbols ||
-		    got->lookups < need->lookups)
-			fail_msg("%s: compared %lu tables, %lu symbols, %lu hash lookups; the "
-			         "fixture "
-			         "has at least %lu, %lu, %lu",
-			         path, got->tables, got->symbols, got->lookups, need->tables,
-			         need->symbols, need->lookups);
-	}
+	tb_walk_floors(&w->base, fixture_floor, sizeof(fixture_floor) / sizeof(fixture_floor[0]),
+	               seen_label);
 }
 
 /* ------------------------------------------------ indexes vs scans */
