@@ -155,7 +155,8 @@ def build_example(ck, lay, tmp):
     if not ck.eq(out.returncode, 0, f"cc list_sections.c $(pkg-config ...): {out.stderr}"):
         return None
     trace = sh([exe], env=dict(env, LD_TRACE_LOADED_OBJECTS="1")).stdout
-    want = os.path.realpath(os.path.join(lay.lib, "libpfelf.so.0"))
+    major = require_env("ELFFS_VERSION").split(".")[0]
+    want = os.path.realpath(os.path.join(lay.lib, f"libpfelf.so.{major}"))
     m = re.search(r"libpfelf\.so\.\S+ => (\S+)", trace)
     ck.ok(m and os.path.realpath(m.group(1)) == want,
           f"list_sections does not load {want}: {trace}")
