@@ -361,13 +361,29 @@ def reexec_in_namespace():
         sys.exit(1)
     os.environ[NS_MARK] = "1"
     sys.stdout.flush()
-    os.execv(unshare, [unshare, "--mount", "--propagation", "private", sys.executable,
+    # In a chroot whose / is no mount point, unshare cannot make / private
+    # (EINVAL): the mounts are then made private one by one inside.
+    prop = "private" if "/" in mount_points() else "unchanged"
+    os.execv(unshare, [unshare, "--mount", "--propagation", prop, sys.executable,
                        os.path.abspath(__file__)] + sys.argv[1:])
+
+
+def mount_points():
+    with open("/proc/self/mountinfo") as f:
+        return [_unescape_mountinfo(line.split()[4]) for line in f]
+
+
+def make_mounts_private():
+    """Each mount this namespace sees private (a no-op after unshare
+    --propagation private), so that the bind mount is seen by nobody else."""
+    for point in sorted(set(mount_points()), key=len):
+        subprocess.run(["mount", "--make-private", point], capture_output=True)
 
 
 def main():
     reexec_in_namespace()
     if os.environ.get(NS_MARK) == "1":
+        make_mounts_private()
         drop_copied_fuse_mounts()
     ck = Checker("install")
     version = require_env("ELFFS_VERSION")
