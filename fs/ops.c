@@ -1,5 +1,6 @@
 /* The handler table and the connection setup. */
 #include "ops.h"
+#include "readahead.h"
 #include "source.h"
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
@@ -16,12 +17,25 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->time_gran = 1;
 }
 
+/* The first lookup or getattr after INIT sets the readahead window. */
+static void first_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	readahead_kick();
+	op_lookup(req, parent, name);
+}
+
+static void first_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	readahead_kick();
+	op_getattr(req, ino, fi);
+}
+
 const struct fuse_lowlevel_ops elffs_ops = {
         .init = op_init,
-        .lookup = op_lookup,
+        .lookup = first_lookup,
         .forget = op_forget,
         .forget_multi = op_forget_multi,
-        .getattr = op_getattr,
+        .getattr = first_getattr,
         .readlink = op_readlink,
         .statfs = op_statfs,
         .opendir = op_opendir,

@@ -5,34 +5,35 @@
  * to what the daemon answers at FUSE_INIT; only root can raise it, by
  * writing the mount's backing device's read_ahead_kb in sysfs
  * (/sys/class/bdi/MAJOR:MINOR/read_ahead_kb, the numbers of st_dev of the
- * mount point). That must happen after INIT, or INIT would lower it again:
- * a thread stats the mount point, which the kernel answers only once INIT
- * is done (its request waits for it), then writes the value. As root the
- * daemon sets ELFFS_READAHEAD_KB unless told otherwise (-o readahead=0
- * keeps the kernel's window).
+ * mount point). That must happen after INIT, or INIT would lower it again.
+ * So the first lookup or getattr (the kernel sends none before INIT is
+ * done, and a read always comes after one) writes it, once: the device is
+ * read with statx(AT_STATX_DONT_SYNC) of the mount point, which the kernel
+ * answers from its cache without a request, and must be our own mount's.
+ * (A thread that stat'ed the mount point at start held the mount while it
+ * waited for INIT: a fusermount3 -u right after the mount failed with
+ * EBUSY, 4 times in 40 under load.) As root the daemon sets
+ * ELFFS_READAHEAD_KB unless told otherwise (-o readahead=0 keeps the
+ * kernel's window).
  */
 #include "readahead.h"
 #include "log.h"
+#include "source.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#define FUSE_SUPER_MAGIC 0x65735546
-
-struct ra_job {
-	char *mountpoint;
-	unsigned kb;
-	bool warn;
-};
+static char *ra_mountpoint; /* set before the session loop, then read-only */
+static unsigned ra_kb;
+static bool ra_warn;
+static atomic_bool ra_pending;
 
 /* Write kb to the read_ahead_kb of the backing device dev: 0 or -errno. */
 static int readahead_set(dev_t dev, unsigned kb)
@@ -48,41 +49,39 @@ static int readahead_set(dev_t dev, unsigned kb)
 	return ret;
 }
 
-static void *ra_thread(void *arg)
+/* The device of our mount at ra_mountpoint, without a request: 0 or -errno. */
+static int mount_dev(dev_t *dev)
 {
-	struct ra_job *job = arg;
-	struct stat st;
-	struct statfs sf;
-	int ret = stat(job->mountpoint, &st) < 0 || statfs(job->mountpoint, &sf) < 0 ? -errno : 0;
-	/* Never another file system's window: if the mount went away before
-	 * this thread ran, the path is the directory under it. */
-	if (ret == 0 && (sf.f_type != FUSE_SUPER_MAGIC || major(st.st_dev) != 0))
-		ret = -ENODEV;
+	struct statx sx;
+	if (statx(AT_FDCWD, ra_mountpoint, AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, 0, &sx) < 0)
+		return -errno;
+	*dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	/* Never another file system's window (something mounted over ours). */
+	return major(*dev) == 0 && src_is_own_dev(*dev) ? 0 : -ENODEV;
+}
+
+void readahead_kick(void)
+{
+	if (!atomic_load_explicit(&ra_pending, memory_order_relaxed) ||
+	    !atomic_exchange(&ra_pending, false))
+		return;
+	dev_t dev;
+	int ret = mount_dev(&dev);
 	if (ret == 0)
-		ret = readahead_set(st.st_dev, job->kb);
-	if (ret < 0 && job->warn)
-		elog(LOG_WARNING, "-o readahead=%u: %s (the kernel's window stays)", job->kb,
+		ret = readahead_set(dev, ra_kb);
+	if (ret < 0 && ra_warn)
+		elog(LOG_WARNING, "-o readahead=%u: %s (the kernel's window stays)", ra_kb,
 		     strerror(-ret));
-	free(job->mountpoint);
-	free(job);
-	return NULL;
 }
 
 int readahead_start(const char *mountpoint, unsigned kb, bool warn)
 {
-	struct ra_job *job = malloc(sizeof(*job));
-	if (!job)
+	free(ra_mountpoint);
+	ra_mountpoint = strdup(mountpoint);
+	if (!ra_mountpoint)
 		return -ENOMEM;
-	job->mountpoint = strdup(mountpoint);
-	job->kb = kb;
-	job->warn = warn;
-	pthread_t t;
-	int ret = job->mountpoint ? pthread_create(&t, NULL, ra_thread, job) : ENOMEM;
-	if (ret != 0) {
-		free(job->mountpoint);
-		free(job);
-		return -ret;
-	}
-	pthread_detach(t);
+	ra_kb = kb;
+	ra_warn = warn;
+	atomic_store(&ra_pending, true);
 	return 0;
 }

@@ -164,7 +164,7 @@ void src_learn_own_mount(int fusefd)
 /* -ELOOP when the object of descriptor fd is on our own mount, else 0. */
 static int not_own(int fd, const char *name)
 {
-	dev_t dev;
+	dev_t dev = 0; /* set when dev_of succeeds; 0 quiets -Wmaybe-uninitialized */
 	int ret = dev_of(fd, "", AT_EMPTY_PATH, &dev);
 	if (ret < 0 || !src_is_own_dev(dev))
 		return ret;
@@ -178,7 +178,7 @@ static int not_own(int fd, const char *name)
 
 int src_check_entry(int dirfd, const char *name)
 {
-	dev_t dev;
+	dev_t dev = 0; /* set when dev_of succeeds; 0 quiets -Wmaybe-uninitialized */
 	int ret = dev_of(dirfd, name, 0, &dev);
 	if (ret < 0 || !src_is_own_dev(dev))
 		return ret;
