@@ -385,8 +385,8 @@ static int locate(const struct node *n, struct srcloc *loc)
 		return 0;
 	}
 	int fd = src_open_dir(n->parent, O_PATH);
-	if (fd < 0)
-		return fd;
+	if (fd < 0) /* a directory on the way is a file now: n is gone from there */
+		return fd == -ENOTDIR ? -ENOENT : fd;
 	loc->dirfd = fd;
 	loc->owned = true;
 	return 0;

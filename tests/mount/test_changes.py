@@ -5,7 +5,9 @@ rename shows the new file, one rewritten in place shows the new content,
 a deleted one vanishes, and a file truncated under an open reader gives
 that reader EIO for the bytes that are gone while the daemon survives and
 keeps serving other files. In default and -o nommap mode, and once
-without -o timeout (SPEC's default of 1 s).
+without -o timeout (SPEC's default of 1 s). And a binary whose directory
+became a file while the kernel still holds its names (-o timeout=1000, so
+nothing is re-checked): what lies below it answers ENOENT, never ENOTDIR.
 """
 
 import errno
@@ -186,6 +188,31 @@ def run_default_timeout(ck):
         shutil.rmtree(stage)
 
 
+def run_dir_became_file(ck, args):
+    """swap/bin seen, then swap replaced by a file: a lookup in bin's view
+    and an open of its info parse the binary by its path, and a directory on
+    that path being a file now means the binary is gone (ENOENT)."""
+    src = tempfile.mkdtemp(prefix="elffs-chg-")
+    try:
+        os.mkdir(os.path.join(src, "swap"))
+        shutil.copy(fixture("pie"), os.path.join(src, "swap", "bin"))
+
+        def body(m):
+            os.stat(os.path.join(m.path, "swap", "bin"))
+            os.rename(os.path.join(src, "swap"), os.path.join(src, "swap.d"))
+            shutil.copy(fixture("pie"), os.path.join(src, "swap"))
+            for what, fn in (("listdir sections", os.listdir),
+                             ("open info", lambda p: os.close(os.open(p, os.O_RDONLY)))):
+                path = os.path.join(m.path, "swap", "bin",
+                                    "sections" if what.startswith("listdir") else "info")
+                ck.errno_is(errno.ENOENT, f"{args or 'mmap'}: {what} of a binary whose "
+                            f"directory became a file", fn, path)
+
+        run_mounted(ck, src, ["-o", "timeout=1000"] + args, body)
+    finally:
+        shutil.rmtree(src)
+
+
 def main():
     require_fuse()
     ck = Checker("changes")
@@ -194,6 +221,8 @@ def main():
         run_mode(ck, args)
         print(f"mode {args or 'mmap'}: {ck.checks - before} checks", flush=True)
     run_default_timeout(ck)
+    for args in ([], ["-o", "nommap"]):
+        run_dir_became_file(ck, args)
     ck.finish()
 
 
