@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#define ELFFS_VERSION "0.1.0"
 
 struct elffs_ctx {
 	int srcfd;            /* SOURCE (directory mode) or SOURCE's parent (file mode) */
