@@ -1,5 +1,10 @@
-/* The binary cache: one refcounted view per binary, an LRU of unpinned handles. */
+/*
+ * The binary cache: one refcounted core per file identity, shared by the
+ * binaries (hard links) of that identity through one alias each; an LRU of
+ * the handles nobody pins.
+ */
 #include "bincache.h"
+#include "dcache.h"
 #include "source.h"
 
 #include <errno.h>
@@ -9,112 +14,211 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define CLOSE_BATCH 16 /* handles closed per eviction pass (the next pass goes on) */
+#define CLOSE_BATCH 16   /* handles closed per eviction pass (the next pass goes on) */
+#define ID_BUCKETS  4096 /* buckets of the identity table */
 
 struct binary {
 	pthread_mutex_t build; /* one parse at a time per binary */
-	struct bview *view;    /* current view (cache lock) */
+	struct bview *view;    /* current alias (cache lock) */
 	uint64_t bad_gen;      /* 1 + generation whose header was refused, or 0 */
 };
 
 /* What a call decided to free, freed once the lock is dropped. */
 struct graveyard {
-	struct bview *views; /* linked through lru_next */
+	struct bview *views; /* aliases and cores, linked through lru_next */
 	pfelf_file *handles[CLOSE_BATCH];
 	unsigned nhandles;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct bview *lru_head, *lru_tail; /* open handles nobody pins, oldest first */
+static struct bview *lru_head, *lru_tail; /* cores whose open handle nobody pins, oldest first */
 static unsigned live, live_fds;           /* open handles; those holding a descriptor */
+static struct bview *by_id[ID_BUCKETS];   /* cores by file identity */
 
-static void lru_remove(struct bview *v)
+/* ------------------------------------------------------------ identities */
+
+static size_t id_bucket(const pfelf_identity *id)
 {
-	if (!v->in_lru)
+	uint64_t h = id->ino * 0x9e3779b97f4a7c15ULL;
+	h ^= id->dev + (h << 6) + (h >> 2);
+	h ^= (uint64_t)id->mtime_nsec + id->size;
+	return (size_t)(h ^ (h >> 29)) % ID_BUCKETS;
+}
+
+/* The core of identity id (lock held), or NULL. */
+static struct bview *core_find(const pfelf_identity *id)
+{
+	struct bview *c = by_id[id_bucket(id)];
+	while (c && memcmp(&c->id, id, sizeof(*id)) != 0)
+		c = c->hash_next;
+	return c;
+}
+
+static void core_insert(struct bview *c)
+{
+	size_t i = id_bucket(&c->id);
+	c->hash_next = by_id[i];
+	by_id[i] = c;
+}
+
+static void core_remove(struct bview *c)
+{
+	struct bview **p = &by_id[id_bucket(&c->id)];
+	while (*p && *p != c)
+		p = &(*p)->hash_next;
+	if (*p)
+		*p = c->hash_next;
+}
+
+/* ------------------------------------------------------------- the LRU */
+
+static void lru_remove(struct bview *c)
+{
+	if (!c->in_lru)
 		return;
-	if (v->lru_prev)
-		v->lru_prev->lru_next = v->lru_next;
+	if (c->lru_prev)
+		c->lru_prev->lru_next = c->lru_next;
 	else
-		lru_head = v->lru_next;
-	if (v->lru_next)
-		v->lru_next->lru_prev = v->lru_prev;
+		lru_head = c->lru_next;
+	if (c->lru_next)
+		c->lru_next->lru_prev = c->lru_prev;
 	else
-		lru_tail = v->lru_prev;
-	v->lru_prev = v->lru_next = NULL;
-	v->in_lru = false;
+		lru_tail = c->lru_prev;
+	c->lru_prev = c->lru_next = NULL;
+	c->in_lru = false;
 }
 
-static void lru_append(struct bview *v)
+static void lru_append(struct bview *c)
 {
-	v->lru_prev = lru_tail;
-	v->lru_next = NULL;
+	c->lru_prev = lru_tail;
+	c->lru_next = NULL;
 	if (lru_tail)
-		lru_tail->lru_next = v;
+		lru_tail->lru_next = c;
 	else
-		lru_head = v;
-	lru_tail = v;
-	v->in_lru = true;
+		lru_head = c;
+	lru_tail = c;
+	c->in_lru = true;
 }
 
-/* v's handle is open now (lock held). */
-static void handle_opened(struct bview *v, pfelf_file *f)
+/* ------------------------------------------------------------- handles */
+
+/* c's handle is open now (lock held). */
+static void handle_opened(struct bview *c, pfelf_file *f)
 {
-	v->f = f;
-	v->fd_backed = pfelf_backend(f) == PFELF_BACKEND_PREAD;
+	c->f = f;
+	c->fd_backed = pfelf_backend(f) == PFELF_BACKEND_PREAD;
 	live++;
-	if (v->fd_backed)
+	if (c->fd_backed)
 		live_fds++;
 }
 
-/* v's handle stops counting (lock held); whoever holds f closes it. */
-static void handle_closing(struct bview *v)
+/* c's handle stops counting (lock held); whoever holds f closes it. */
+static void handle_closing(struct bview *c)
 {
-	lru_remove(v);
+	lru_remove(c);
 	live--;
-	if (v->fd_backed)
+	if (c->fd_backed)
 		live_fds--;
 }
 
-/* Take v's handle away (lock held); the caller closes it. */
-static pfelf_file *handle_taken(struct bview *v)
+/* Take c's handle away (lock held; nobody pins c); the caller closes it. */
+static pfelf_file *handle_taken(struct bview *c)
 {
-	pfelf_file *f = v->f;
-	handle_closing(v);
-	v->f = NULL;
+	pfelf_file *f = c->f;
+	handle_closing(c);
+	c->f = NULL;
+	for (struct bview *a = c->aliases; a; a = a->sibling)
+		a->f = NULL;
 	return f;
 }
 
-static void drop_ref(struct bview *v, struct graveyard *g);
+/* --------------------------------------------------------- references */
 
-/* v stops being its binary's current view (lock held). */
-static void detach(struct bview *v, struct graveyard *g)
+static void bury_later(struct graveyard *g, struct bview *v)
 {
-	if (!v->owner)
-		return;
-	v->owner->view = NULL;
-	v->owner = NULL;
-	drop_ref(v, g);
+	v->lru_next = g->views;
+	g->views = v;
 }
 
-/* One reference less (lock held): free at zero, drop an idle view without handle. */
-static void drop_ref(struct bview *v, struct graveyard *g)
+/* Core c has no alias left (lock held): it goes. */
+static void core_gone(struct bview *c, struct graveyard *g)
 {
-	if (--v->refs == 0) {
-		if (v->f)
-			handle_closing(v); /* view_free closes it, unlocked */
-		v->lru_next = g->views;
-		g->views = v;
-	} else if (v->refs == 1 && v->owner && !v->f) {
-		detach(v, g);
+	core_remove(c);
+	if (c->f)
+		handle_closing(c); /* view_free closes it, unlocked */
+	bury_later(g, c);
+}
+
+/* Alias a has no reference left (lock held). */
+static void alias_gone(struct bview *a, struct graveyard *g)
+{
+	struct bview *c = a->core;
+	struct bview **p = &c->aliases;
+	while (*p != a)
+		p = &(*p)->sibling;
+	*p = a->sibling;
+	bury_later(g, a);
+	if (--c->refs == 0)
+		core_gone(c, g);
+}
+
+/* a stops being its binary's current view (lock held). */
+static void detach(struct bview *a, struct graveyard *g)
+{
+	if (!a->owner)
+		return;
+	a->owner->view = NULL;
+	a->owner = NULL;
+	if (--a->refs == 0)
+		alias_gone(a, g);
+}
+
+/* Core c is idle (only owners reference its aliases): every alias goes,
+ * and c with them (lock held). */
+static void detach_all(struct bview *c, struct graveyard *g)
+{
+	for (struct bview *a = c->aliases, *next; a; a = next) {
+		next = a->sibling;
+		detach(a, g);
 	}
 }
 
-/* One pin less (lock held): an unpinned open handle joins the LRU. */
-static void drop_pin(struct bview *v)
+/* One user reference of a less (lock held): free at zero; a core left idle
+ * without a handle goes (it is parsed again when needed). */
+static void drop_ref(struct bview *a, struct graveyard *g)
 {
-	if (--v->pins == 0 && v->f)
-		lru_append(v);
+	struct bview *c = a->core;
+	c->busy--;
+	if (--a->refs == 0)
+		alias_gone(a, g);
+	if (c->refs > 0 && c->busy == 0 && !c->f)
+		detach_all(c, g);
 }
+
+/* One pin less (lock held): a core with an open handle nobody pins joins the LRU. */
+static void drop_pin(struct bview *a)
+{
+	struct bview *c = a->core;
+	a->pins--;
+	if (--c->pins == 0 && c->f)
+		lru_append(c);
+}
+
+/* Pin a (lock held); whether its core's handle is open (a->f is then it). */
+static bool pin_locked(struct bview *a)
+{
+	struct bview *c = a->core;
+	a->refs++;
+	a->pins++;
+	c->busy++;
+	c->pins++;
+	lru_remove(c);
+	if (a->f != c->f)
+		a->f = c->f;
+	return c->f != NULL;
+}
+
+/* ----------------------------------------------------------- evictions */
 
 /* Descriptors handles may hold: a quarter of the soft RLIMIT_NOFILE, at
  * most BINCACHE_MAX_FDS, read again every second (lock held). */
@@ -139,11 +243,11 @@ static void evict(struct graveyard *g)
 {
 	while (lru_head && g->nhandles < CLOSE_BATCH &&
 	       (live > BINCACHE_MAX_HANDLES || live_fds > max_fds())) {
-		struct bview *v = lru_head;
-		if (v->refs == 1 && v->owner)
-			detach(v, g); /* idle: the whole view goes */
+		struct bview *c = lru_head;
+		if (c->busy == 0)
+			detach_all(c, g); /* idle: the whole view goes */
 		else
-			g->handles[g->nhandles++] = handle_taken(v);
+			g->handles[g->nhandles++] = handle_taken(c);
 	}
 }
 
@@ -151,19 +255,32 @@ static void evict(struct graveyard *g)
  * some may be left. */
 static bool shed_batch(struct graveyard *g)
 {
-	struct bview *v = lru_head;
-	while (v && g->nhandles < CLOSE_BATCH) {
-		struct bview *next = v->lru_next;
-		if (v->fd_backed && v->refs == 1 && v->owner)
-			detach(v, g); /* idle: the whole view goes */
-		else if (v->fd_backed)
-			g->handles[g->nhandles++] = handle_taken(v);
-		v = next;
+	struct bview *c = lru_head;
+	while (c && g->nhandles < CLOSE_BATCH) {
+		struct bview *next = c->lru_next;
+		if (c->fd_backed && c->busy == 0)
+			detach_all(c, g); /* idle: the whole view goes */
+		else if (c->fd_backed)
+			g->handles[g->nhandles++] = handle_taken(c);
+		c = next;
 	}
-	return v != NULL;
+	return c != NULL;
 }
 
-static void bury(struct graveyard *g);
+static void bury(struct graveyard *g)
+{
+	for (unsigned i = 0; i < g->nhandles; i++)
+		pfelf_close(g->handles[i]);
+	while (g->views) {
+		struct bview *v = g->views, *next = v->lru_next;
+		if (v->core == v) {
+			src_handle_free(v->fh);
+			dcache_forget(v->serial);
+		}
+		view_free(v);
+		g->views = next;
+	}
+}
 
 void bincache_shed_fds(void)
 {
@@ -177,17 +294,7 @@ void bincache_shed_fds(void)
 	}
 }
 
-static void bury(struct graveyard *g)
-{
-	for (unsigned i = 0; i < g->nhandles; i++)
-		pfelf_close(g->handles[i]);
-	while (g->views) {
-		struct bview *next = g->views->lru_next;
-		src_handle_free(g->views->fh);
-		view_free(g->views);
-		g->views = next;
-	}
-}
+/* ------------------------------------------------------------ binaries */
 
 struct binary *binary_new(void)
 {
@@ -228,10 +335,10 @@ static int open_fd(int fd, pfelf_file **f)
 	return ret;
 }
 
-/* Open the source of v->root again; -EIO unless it still is the file of v. */
-static int reopen(struct bview *v, pfelf_file **out)
+/* Open the source of a->root again; -EIO unless it still is the file of a. */
+static int reopen(const struct bview *a, pfelf_file **out)
 {
-	int fd = src_open_file(v->root);
+	int fd = src_open_file(a->root);
 	if (fd < 0)
 		return -EIO;
 	struct stat st;
@@ -240,12 +347,12 @@ static int reopen(struct bview *v, pfelf_file **out)
 	int ret = fstat(fd, &st) < 0 ? -EIO : 0;
 	if (ret == 0) {
 		src_identity(&st, &id);
-		ret = memcmp(&id, &v->id, sizeof(id)) == 0 ? 0 : -EIO;
+		ret = memcmp(&id, &a->id, sizeof(id)) == 0 ? 0 : -EIO;
 	}
 	if (ret == 0 && open_fd(fd, &f) < 0)
 		ret = -EIO;
 	close(fd);
-	if (ret == 0 && (pfelf_get_identity(f, &id) < 0 || memcmp(&id, &v->id, sizeof(id)) != 0))
+	if (ret == 0 && (pfelf_get_identity(f, &id) < 0 || memcmp(&id, &a->id, sizeof(id)) != 0))
 		ret = -EIO;
 	if (ret < 0) {
 		pfelf_close(f);
@@ -255,32 +362,26 @@ static int reopen(struct bview *v, pfelf_file **out)
 	return 0;
 }
 
-/* Give pinned view v its handle back (v->f is NULL); 0 or -EIO. */
-static int reinstate(struct bview *v)
+/* Give pinned alias a's core its handle back (it was closed); 0 or -EIO. */
+static int reinstate(struct bview *a)
 {
 	pfelf_file *f;
-	int ret = reopen(v, &f);
+	int ret = reopen(a, &f);
 	if (ret < 0)
 		return ret;
 	struct graveyard g = {0};
+	struct bview *c = a->core;
 	pthread_mutex_lock(&lock);
-	if (v->f)
+	if (c->f)
 		g.handles[g.nhandles++] = f; /* another thread was first */
 	else
-		handle_opened(v, f);
+		handle_opened(c, f);
+	if (a->f != c->f)
+		a->f = c->f;
 	evict(&g);
 	pthread_mutex_unlock(&lock);
 	bury(&g);
 	return 0;
-}
-
-/* Pin v (lock held); whether its handle is open. */
-static bool pin_locked(struct bview *v)
-{
-	v->refs++;
-	v->pins++;
-	lru_remove(v);
-	return v->f != NULL;
 }
 
 int bincache_pin(struct bview *v)
@@ -294,24 +395,74 @@ int bincache_pin(struct bview *v)
 	return ret;
 }
 
-/* The current view of generation gen, pinned; -EIO (refused); 1 (none yet). */
+/* Pinned alias a got without its core's handle (2) gets it back: 0, or
+ * -ESTALE (the source changed since the core was built). */
+static int reinstated(int ret, struct bview *a)
+{
+	if (ret != 2)
+		return ret;
+	if (reinstate(a) < 0) {
+		bincache_release(a);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+/* The current view of generation gen, pinned: 0; -EIO (header refused);
+ * 1 (none yet). */
 static int lookup(struct binary *b, uint64_t gen, struct bview **out)
 {
 	int ret = 1;
 	pthread_mutex_lock(&lock);
-	struct bview *v = b->view;
-	if (v && v->gen == gen) {
-		ret = pin_locked(v) ? 0 : 2;
-		*out = v;
+	struct bview *a = b->view;
+	if (a && a->gen == gen) {
+		ret = pin_locked(a) ? 0 : 2;
+		*out = a;
 	} else if (b->bad_gen == gen + 1) {
 		ret = -EIO;
 	}
 	pthread_mutex_unlock(&lock);
-	if (ret == 2 && reinstate(v) < 0) {
-		bincache_release(v);
-		return -ESTALE; /* the source changed since the view was built */
+	return reinstated(ret, a);
+}
+
+/*
+ * A new alias of core c for generation gen of binary node root, pinned for
+ * the caller, made b's current view unless b has a newer one (lock held).
+ * 0; 2 when c's handle is closed (reinstated() opens it); -ENOMEM.
+ */
+static int adopt(struct binary *b, struct bview *c, uint64_t gen, struct node *root,
+                 struct graveyard *g, struct bview **out)
+{
+	struct bview *a = view_alias(c, gen, root);
+	if (!a)
+		return -ENOMEM;
+	a->sibling = c->aliases;
+	c->aliases = a;
+	c->refs++;
+	bool open = pin_locked(a);
+	if (!b->view || b->view->gen <= gen) {
+		if (b->view)
+			detach(b->view, g);
+		b->view = a;
+		a->owner = b;
+		a->refs++;
 	}
-	return ret == 2 ? 0 : ret;
+	*out = a;
+	return open ? 0 : 2;
+}
+
+/* Share the core of the identity of expect, if there is one: 0, 1 (none), -errno. */
+static int share(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
+{
+	pfelf_identity id;
+	src_identity(expect, &id);
+	struct graveyard g = {0};
+	pthread_mutex_lock(&lock);
+	struct bview *c = core_find(&id);
+	int ret = c ? adopt(root->bin, c, gen, root, &g, out) : 1;
+	pthread_mutex_unlock(&lock);
+	bury(&g);
+	return ret == 1 ? 1 : reinstated(ret, *out);
 }
 
 /* The handle of open source fd (lstat st) of a mapped handle f, for the
@@ -326,64 +477,95 @@ static struct src_handle *handle_for(int fd, const struct stat *st, struct node 
 	return h;
 }
 
-/* Open and parse the source of root; -ESTALE when it is not expect any more. */
-static int parse(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
+/* Open the source of root: *f its handle, *h its file handle; -ESTALE when
+ * it is not expect any more, -EIO when pfelf refuses its header. */
+static int open_source(struct node *root, const struct stat *expect, pfelf_file **f,
+                       struct src_handle **h)
 {
 	int fd = src_open_file(root);
 	if (fd < 0)
 		return fd == -ENOENT || fd == -ELOOP ? -ESTALE : fd;
 	struct stat st;
-	pfelf_file *f = NULL;
 	int ret = fstat(fd, &st) < 0 ? -errno : 0;
 	if (ret == 0 && (!S_ISREG(st.st_mode) || !src_same_identity(&st, expect)))
 		ret = -ESTALE;
 	if (ret == 0)
-		ret = open_fd(fd, &f);
-	struct src_handle *h = ret == 0 ? handle_for(fd, &st, root, f) : NULL;
+		ret = open_fd(fd, f);
+	*h = ret == 0 ? handle_for(fd, &st, root, *f) : NULL;
 	close(fd);
-	if (ret == -ENOEXEC || ret == -EINVAL)
-		return -EIO;
+	return ret == -ENOEXEC || ret == -EINVAL ? -EIO : ret;
+}
+
+/* Open and parse the source of root into a new core (not in the cache yet). */
+static int parse(struct node *root, const struct stat *expect, struct bview **out)
+{
+	pfelf_file *f = NULL;
+	struct src_handle *h = NULL;
+	int ret = open_source(root, expect, &f, &h);
 	if (ret < 0)
 		return ret;
 	pfelf_identity id;
 	ret = pfelf_get_identity(f, &id);
 	if (ret == 0)
-		ret = view_build(f, gen, out);
+		ret = view_build(f, out);
 	if (ret < 0) {
 		src_handle_free(h);
 		pfelf_close(f);
 		return ret;
 	}
 	(*out)->id = id;
-	(*out)->root = root;
 	(*out)->fh = h;
 	return 0;
 }
 
 /*
- * Make v the binary's current view, with a pinned reference for the
- * caller; a view of an older generation cannot replace a newer one (it
- * then serves only its caller).
+ * Put new core c in the cache (or, when a core of its identity got there
+ * first, drop c for it) and give the caller a pinned alias of it for
+ * generation gen of binary node root.
  */
-static void install(struct binary *b, struct bview *v)
+static int install(struct node *root, uint64_t gen, struct bview *c, struct bview **out)
 {
 	struct graveyard g = {0};
-	pfelf_file *f = v->f;
-	v->f = NULL;
 	pthread_mutex_lock(&lock);
-	handle_opened(v, f);
-	v->refs = 1;
-	v->pins = 1;
-	if (!b->view || b->view->gen <= v->gen) {
-		if (b->view)
-			detach(b->view, &g);
-		b->view = v;
-		v->owner = b;
-		v->refs++;
+	struct bview *first = core_find(&c->id);
+	if (first) {
+		bury_later(&g, c); /* another link of the same file was parsed meanwhile */
+		c = first;
+	} else {
+		pfelf_file *f = c->f;
+		handle_opened(c, f);
+		core_insert(c);
 	}
+	int ret = adopt(root->bin, c, gen, root, &g, out);
+	if (ret < 0 && !first && c->refs == 0)
+		core_gone(c, &g);
 	evict(&g);
 	pthread_mutex_unlock(&lock);
 	bury(&g);
+	return reinstated(ret, *out);
+}
+
+/* Remember a refusal of generation gen that parsing again would repeat. */
+static void remember(struct binary *b, uint64_t gen, int ret)
+{
+	pthread_mutex_lock(&lock);
+	if (ret == -EIO)
+		b->bad_gen = gen + 1;
+	pthread_mutex_unlock(&lock);
+}
+
+/* Under b's build mutex: the view, shared or parsed. */
+static int build(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
+{
+	int ret = share(root, gen, expect, out);
+	if (ret != 1)
+		return ret;
+	struct bview *c;
+	ret = parse(root, expect, &c);
+	if (ret == 0)
+		return install(root, gen, c, out);
+	remember(root->bin, gen, ret);
+	return ret;
 }
 
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
@@ -394,16 +576,8 @@ int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
 		return ret;
 	pthread_mutex_lock(&b->build);
 	ret = lookup(b, gen, out);
-	if (ret == 1) {
-		ret = parse(root, gen, expect, out);
-		if (ret == 0) {
-			install(b, *out);
-		} else if (ret == -EIO) {
-			pthread_mutex_lock(&lock);
-			b->bad_gen = gen + 1;
-			pthread_mutex_unlock(&lock);
-		}
-	}
+	if (ret == 1)
+		ret = build(root, gen, expect, out);
 	pthread_mutex_unlock(&b->build);
 	/* Out of descriptors even after giving back the idle ones: the
 	 * reader gets EIO, never our EMFILE. */

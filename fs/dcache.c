@@ -6,8 +6,7 @@
 #include <stdlib.h>
 
 struct dentry_data {
-	uint64_t ino; /* key: binary inode, generation, section index */
-	uint64_t gen;
+	uint64_t serial; /* key: the core view's serial, section index */
 	uint32_t index;
 	uint64_t size;
 	char *data;
@@ -39,10 +38,10 @@ static void push_front(struct dentry_data *e)
 	head = e;
 }
 
-static struct dentry_data *find(uint64_t ino, uint64_t gen, uint32_t index)
+static struct dentry_data *find(uint64_t serial, uint32_t index)
 {
 	for (struct dentry_data *e = head; e; e = e->next)
-		if (e->ino == ino && e->gen == gen && e->index == index)
+		if (e->serial == serial && e->index == index)
 			return e;
 	return NULL;
 }
@@ -66,9 +65,9 @@ static bool make_room(uint64_t size)
 	return total + size <= DCACHE_BUDGET;
 }
 
-static struct dentry_data *hit(uint64_t ino, uint64_t gen, uint32_t index)
+static struct dentry_data *hit(uint64_t serial, uint32_t index)
 {
-	struct dentry_data *e = find(ino, gen, index);
+	struct dentry_data *e = find(serial, index);
 	if (e) {
 		e->refs++;
 		unlink_entry(e);
@@ -100,10 +99,12 @@ static int decompress(struct bview *v, uint32_t index, uint64_t size, struct den
 int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size, const char **data,
                    struct dentry_data **out)
 {
+	uint64_t serial = view_core(v)->serial;
+	(void)ino; /* the key is the core's serial, shared by the links of a file */
 	if (size > DCACHE_BUDGET)
 		return -EIO;
 	pthread_mutex_lock(&lock);
-	struct dentry_data *e = hit(ino, v->gen, index);
+	struct dentry_data *e = hit(serial, index);
 	if (!e && !make_room(size)) {
 		pthread_mutex_unlock(&lock);
 		return -ENOMEM;
@@ -115,10 +116,10 @@ int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size,
 		struct dentry_data *mine;
 		int ret = decompress(v, index, size, &mine);
 		pthread_mutex_lock(&lock);
-		e = ret == 0 ? hit(ino, v->gen, index) : NULL; /* another open won the race */
+		e = ret == 0 ? hit(serial, index) : NULL; /* another open won the race */
 		total -= size;
 		if (ret == 0 && !e) {
-			*mine = (struct dentry_data){ino, v->gen, index, size, mine->data, 1, 0, 0};
+			*mine = (struct dentry_data){serial, index, size, mine->data, 1, 0, 0};
 			push_front(mine);
 			total += size;
 			e = mine;
@@ -141,6 +142,21 @@ void dcache_release(struct dentry_data *e)
 		return;
 	pthread_mutex_lock(&lock);
 	e->refs--;
+	pthread_mutex_unlock(&lock);
+}
+
+void dcache_forget(uint64_t serial)
+{
+	pthread_mutex_lock(&lock);
+	for (struct dentry_data *e = head, *next; e; e = next) {
+		next = e->next;
+		if (e->refs || e->serial != serial)
+			continue;
+		unlink_entry(e);
+		total -= e->size;
+		free(e->data);
+		free(e);
+	}
 	pthread_mutex_unlock(&lock);
 }
 

@@ -281,22 +281,24 @@ static int build_files(struct bview *v)
 	return ret;
 }
 
-static int files_locked(struct bview *v)
+/* The files of core c (its lazy_lock held): built once. */
+static int files_locked(struct bview *c)
 {
-	if (!v->sym.files_built) {
-		v->sym.files_err = build_files(v);
-		v->sym.files_built = true;
+	if (!c->sym.files_built) {
+		c->sym.files_err = build_files(c);
+		c->sym.files_built = true;
 	}
-	return v->sym.files_err;
+	return c->sym.files_err;
 }
 
 int symview_files(struct bview *v, const struct symfile **files, uint32_t *n)
 {
-	pthread_mutex_lock(&v->lazy_lock);
-	int ret = files_locked(v);
-	*files = v->sym.files;
-	*n = ret == 0 ? v->sym.nfiles : 0;
-	pthread_mutex_unlock(&v->lazy_lock);
+	struct bview *c = view_core(v);
+	pthread_mutex_lock(&c->lazy_lock);
+	int ret = files_locked(c);
+	*files = c->sym.files;
+	*n = ret == 0 ? c->sym.nfiles : 0;
+	pthread_mutex_unlock(&c->lazy_lock);
 	return ret;
 }
 
@@ -333,13 +335,14 @@ static int table_lookup(struct bview *v, const char *name, uint64_t *off, uint64
 
 int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len)
 {
-	pthread_mutex_lock(&v->lazy_lock);
-	int ret = v->sym.files_built ? -EAGAIN : fast_lookup(v, name, off, len);
+	struct bview *c = view_core(v);
+	pthread_mutex_lock(&c->lazy_lock);
+	int ret = c->sym.files_built ? -EAGAIN : fast_lookup(c, name, off, len);
 	if (ret == -EAGAIN)
-		ret = files_locked(v);
-	if (ret == 0 && v->sym.files_built)
-		ret = table_lookup(v, name, off, len);
-	pthread_mutex_unlock(&v->lazy_lock);
+		ret = files_locked(c);
+	if (ret == 0 && c->sym.files_built)
+		ret = table_lookup(c, name, off, len);
+	pthread_mutex_unlock(&c->lazy_lock);
 	return ret;
 }
 

@@ -4,7 +4,8 @@
  * use (lookup of `symbols`, lookup or listing in `symbol/`) and kept by the
  * binary's view until it is freed: the text as its index only, the names
  * as file names (at most NAMING_MAX bytes of a symbol's name and a
- * "~<index>"), never the full names.
+ * "~<index>"), never the full names. Both live in the view's core (view.h),
+ * shared by the links of one file.
  */
 #ifndef ELFFS_SYMVIEW_H
 #define ELFFS_SYMVIEW_H
@@ -49,7 +50,8 @@ int symtext_prepare(struct bview *v, struct textgen *g);
  */
 int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len);
 
-/* The name table of symbol/ (built on first call); 0 or -ENOMEM. */
+/* The name table of symbol/ (built on first call, kept by v's core); 0 or
+ * -ENOMEM. */
 int symview_files(struct bview *v, const struct symfile **files, uint32_t *n);
 
 /* Free what v's symbol views hold. */

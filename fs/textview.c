@@ -18,15 +18,16 @@ static const struct text_ops ops[TEXT_NKINDS] = {
         [TEXT_SYMBOLS] = {symtext_prepare, NULL},
 };
 
-static int build(struct bview *v, enum text_kind k)
+/* Index text k of core c (its lazy_lock held). */
+static int build(struct bview *c, enum text_kind k)
 {
-	struct textstate *t = &v->text[k];
-	int ret = ops[k].prepare(v, &t->gen);
+	struct textstate *t = &c->text[k];
+	int ret = ops[k].prepare(c, &t->gen);
 	if (ret == 0)
 		ret = textindex_build(&t->gen, &t->index);
 	if (ret < 0) {
 		if (ops[k].release)
-			ops[k].release(v);
+			ops[k].release(c);
 		return ret == -ENOMEM ? ret : -EIO;
 	}
 	t->built = true;
@@ -35,16 +36,17 @@ static int build(struct bview *v, enum text_kind k)
 
 int textview_size(struct bview *v, enum text_kind k, uint64_t *size)
 {
-	pthread_mutex_lock(&v->lazy_lock);
-	int ret = v->text[k].built ? 0 : build(v, k);
-	*size = v->text[k].index.size;
-	pthread_mutex_unlock(&v->lazy_lock);
+	struct bview *c = view_core(v);
+	pthread_mutex_lock(&c->lazy_lock);
+	int ret = c->text[k].built ? 0 : build(c, k);
+	*size = c->text[k].index.size;
+	pthread_mutex_unlock(&c->lazy_lock);
 	return ret;
 }
 
 int textview_read(struct bview *v, enum text_kind k, uint64_t off, char *buf, size_t len)
 {
-	const struct textstate *t = &v->text[k];
+	const struct textstate *t = &view_core(v)->text[k];
 	if (!t->built) /* set under lazy_lock by the size that opened the file */
 		return -EIO;
 	int ret = textindex_read(&t->index, &t->gen, off, buf, len);
@@ -53,6 +55,8 @@ int textview_read(struct bview *v, enum text_kind k, uint64_t off, char *buf, si
 
 void textview_free(struct bview *v)
 {
+	if (view_core(v) != v)
+		return; /* an alias: the texts are its core's */
 	for (int k = 0; k < TEXT_NKINDS; k++) {
 		textindex_free(&v->text[k].index);
 		if (ops[k].release)

@@ -3,7 +3,8 @@
  * each a line generator (textgen.h) over the view's pfelf handle, indexed
  * on first use (the lookup that needs its size) and kept by the view as
  * its index only. Reads make the bytes they ask for from the handle, so
- * the caller pins the view for the call.
+ * the caller pins the view for the call. They are kept by the view's core
+ * (view.h): one index per file identity, whatever the links.
  */
 #ifndef ELFFS_TEXTVIEW_H
 #define ELFFS_TEXTVIEW_H
@@ -30,9 +31,10 @@ struct textstate {
 };
 
 /*
- * The size of text k of v, indexing it on first call (v pinned). 0,
- * -ENOMEM, -EIO (a table went unreadable), errors of the generator's
- * preparation. Errors are not kept: the next call tries again.
+ * The size of text k of v, indexing it on first call (v pinned; the text
+ * is kept by v's core, so the links of one file share it). 0, -ENOMEM,
+ * -EIO (a table went unreadable), errors of the generator's preparation.
+ * Errors are not kept: the next call tries again.
  */
 int textview_size(struct bview *v, enum text_kind k, uint64_t *size);
 
@@ -43,7 +45,7 @@ int textview_size(struct bview *v, enum text_kind k, uint64_t *size);
  */
 int textview_read(struct bview *v, enum text_kind k, uint64_t off, char *buf, size_t len);
 
-/* Free what the texts of v hold. */
+/* Free what the texts of v hold (nothing for an alias). */
 void textview_free(struct bview *v);
 
 #endif /* ELFFS_TEXTVIEW_H */

@@ -5,6 +5,7 @@
 #include "strhash.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,21 +124,30 @@ static int name_segments(struct bview *v)
 	return 0;
 }
 
-int view_build(pfelf_file *f, uint64_t gen, struct bview **out)
+/* Name, index and describe the parse of f into the new core v. */
+static int build_parts(struct bview *v)
 {
-	struct bview *v = calloc(1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	v->gen = gen;
-	v->f = f;
-	v->eh = *pfelf_header(f);
-	v->fsize = pfelf_size(f);
-	pthread_mutex_init(&v->lazy_lock, NULL);
 	int ret = name_sections(v);
 	if (ret == 0)
 		ret = name_segments(v);
 	if (ret == 0)
 		ret = meta_build(v);
+	return ret;
+}
+
+int view_build(pfelf_file *f, struct bview **out)
+{
+	static _Atomic uint64_t serials;
+	struct bview *v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->core = v;
+	v->f = f;
+	v->eh = *pfelf_header(f);
+	v->fsize = pfelf_size(f);
+	v->serial = atomic_fetch_add(&serials, 1) + 1;
+	pthread_mutex_init(&v->lazy_lock, NULL);
+	int ret = build_parts(v);
 	if (ret < 0) {
 		v->f = NULL; /* the caller keeps f on failure */
 		view_free(v);
@@ -147,10 +157,41 @@ int view_build(pfelf_file *f, uint64_t gen, struct bview **out)
 	return 0;
 }
 
+struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root)
+{
+	struct bview *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->core = c;
+	a->gen = gen;
+	a->eh = c->eh;
+	a->fsize = c->fsize;
+	a->nsec = c->nsec;
+	a->sec_err = c->sec_err;
+	a->secname = c->secname;
+	a->sechash = c->sechash;
+	a->sechash_mask = c->sechash_mask;
+	a->nseg = c->nseg;
+	a->seg_err = c->seg_err;
+	a->segname = c->segname;
+	a->buildid = c->buildid;
+	a->buildid_len = c->buildid_len;
+	a->comp = c->comp;
+	a->ncomp = c->ncomp;
+	a->id = c->id;
+	a->fh = c->fh;
+	a->root = root;
+	return a;
+}
+
 void view_free(struct bview *v)
 {
 	if (!v)
 		return;
+	if (v->core != v) {
+		free(v); /* an alias: the rest is its core's */
+		return;
+	}
 	if (v->secname)
 		naming_free(v->secname, v->nsec);
 	free(v->secname);

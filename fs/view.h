@@ -12,13 +12,25 @@
 #include <stdint.h>
 
 struct binary;
+struct src_handle;
 struct infoplan;
 struct node;
 
+/*
+ * A view is either a *core* (core == itself): one parse of one file
+ * identity, shared by every binary node of that identity (hard links), or
+ * an *alias* (core != itself): what one binary node at one generation
+ * holds, with copies of its core's immutable fields, so that code given an
+ * alias reads v->nsec, v->secname, ... as before. What is built on first
+ * use (symbol names, text indexes) lives in the core only: go through
+ * view_core(). bincache.c hands out aliases only.
+ */
 struct bview {
-	/* Immutable once built. */
-	uint64_t gen;      /* generation of the binary it was built for */
-	pfelf_file *f;     /* the one handle of this binary (owned); NULL while closed */
+	struct bview *core; /* the parse this view shows: itself for a core */
+	/* Immutable once built (an alias holds copies of its core's). */
+	uint64_t gen;      /* alias: generation of its binary (core: 0) */
+	pfelf_file *f;     /* core: the handle (owned), NULL while closed; alias: the
+	                      core's while pinned (else NULL or that) */
 	pfelf_ehdr eh;     /* copy of the decoded header */
 	uint64_t fsize;    /* file size at open */
 	uint32_t nsec;     /* section headers, index 0 included (0 when none or unreadable) */
@@ -33,29 +45,44 @@ struct bview {
 	size_t buildid_len;
 	uint32_t *comp; /* indexes of the compressed sections (meta.c) */
 	uint32_t ncomp;
-	/* Built on first use, under lazy_lock (symview.h, textview.h, info.h). */
+	pfelf_identity id;     /* identity of the file the view was built from */
+	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL (source.h) */
+	/* Core only: built on first use, under lazy_lock (symview.h, textview.h, info.h). */
 	pthread_mutex_t lazy_lock;
 	struct symview sym;
 	struct textstate text[TEXT_NKINDS]; /* info, symbols: generators and indexes */
 	struct infoplan *infoplan;          /* what the info lines need */
+	uint64_t serial;                    /* unique per parse (keys decompressed sections) */
 	/* Cache state, under the bincache lock (bincache.h). */
-	pfelf_identity id;    /* identity of the file the view was built from */
-	struct node *root;    /* the binary's node, to open f again (alive while referenced) */
-	unsigned refs;        /* all references, the owner's included */
-	unsigned pins;        /* references that need f open */
-	bool fd_backed;       /* f holds a descriptor (pread backend) */
-	struct binary *owner; /* binary whose current view this is; NULL once replaced */
-	struct bview *lru_prev;
+	struct node *root;       /* alias: its binary's node, to open f again (alive while
+	                            referenced) */
+	unsigned refs;           /* alias: all references, the owner's included; core: aliases */
+	unsigned pins;           /* references that need f open (core: its aliases' sum) */
+	unsigned busy;           /* core: references of its aliases but their owners' */
+	bool fd_backed;          /* core: f holds a descriptor (pread backend) */
+	struct binary *owner;    /* alias: binary whose current view this is, or NULL */
+	struct bview *sibling;   /* alias: the next alias of its core */
+	struct bview *aliases;   /* core: its aliases */
+	struct bview *hash_next; /* core: next core in the identity table's bucket */
+	struct bview *lru_prev;  /* core: open handles nobody pins, oldest first */
 	struct bview *lru_next;
 	bool in_lru;
-	/* The handle of the file of id (mapped views), or NULL (source.h). */
-	struct src_handle *fh;
 };
 
-/* Build a view from an open handle; on success it owns f. 0 or -ENOMEM. */
-int view_build(pfelf_file *f, uint64_t gen, struct bview **out);
+/* The core of v (v itself for a core). */
+static inline struct bview *view_core(const struct bview *v)
+{
+	return v->core;
+}
 
-/* Free a view and close its handle. */
+/* Build a core from an open handle; on success it owns f. 0 or -ENOMEM. */
+int view_build(pfelf_file *f, struct bview **out);
+
+/* A new alias of core c, for generation gen of binary node root (not yet
+ * linked to c: bincache.c does that under its lock). NULL on ENOMEM. */
+struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root);
+
+/* Free a view: an alias alone; a core with what it holds (its handle too). */
 void view_free(struct bview *v);
 
 /* Index of the section whose file name is name, or -ENOENT. */
