@@ -261,7 +261,7 @@ class Mount:
             force_unmount(self.path)
             self.proc.kill()
             rc = self.proc.wait()
-            if copies and umount and umount.returncode == 0:
+            if copies and (umount is None or umount.returncode == 0):
                 # Unmounted here; another namespace (made by unshare -m while
                 # the mount existed, outside this test) keeps the connection,
                 # so the kernel never told the daemon: nothing to hold it to.
@@ -347,6 +347,23 @@ def namespace_copies(path):
         if held:
             out.append((int(pid), comm))
     return out
+
+
+def daemon_ended(ck, m, what, timeout=10):
+    """Wait up to timeout s for the daemon of Mount m to end after an unmount
+    (lazy or not). True if it ended; None, with a note, if another mount
+    namespace still holds a copy of the mount (then the kernel never tells
+    the daemon to end: no verdict); False, with a failure, otherwise."""
+    if wait_for(lambda: not m.alive(), timeout):
+        return ck.ok(True, f"daemon ended after {what}")
+    copies = namespace_copies(m.path)
+    if copies:
+        print(f"note: {m.path} is still mounted in other mount namespaces {copies}: "
+              f"the daemon cannot end ({what})", flush=True)
+        return None
+    ck.fail(f"daemon still running {timeout} s after {what}; its threads:\n"
+            f"{daemon_stacks(m.proc.pid)}")
+    return False
 
 
 def daemon_stacks(pid):
