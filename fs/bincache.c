@@ -1,10 +1,11 @@
 /*
  * The binary cache: one refcounted core per file identity, shared by the
  * binaries (hard links) of that identity through one alias each; an LRU of
- * the handles nobody pins.
+ * the handles nobody pins; idle cores given back to the memory budget.
  */
 #include "bincache.h"
 #include "dcache.h"
+#include "membudget.h"
 #include "source.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@ struct binary {
 	pthread_mutex_t build; /* one parse at a time per binary */
 	struct bview *view;    /* current alias (cache lock) */
 	uint64_t bad_gen;      /* 1 + generation whose header was refused, or 0 */
+	uint64_t big_gen;      /* 1 + generation too big for the memory budget, or 0 */
 };
 
 /* What a call decided to free, freed once the lock is dropped. */
@@ -98,6 +100,7 @@ static void lru_append(struct bview *c)
 		lru_head = c;
 	lru_tail = c;
 	c->in_lru = true;
+	c->stamp = elffs_now_ns();
 }
 
 /* ------------------------------------------------------------- handles */
@@ -294,6 +297,45 @@ void bincache_shed_fds(void)
 	}
 }
 
+/* The least recently used idle core (lock held), or NULL. */
+static struct bview *oldest_idle(void)
+{
+	struct bview *c = lru_head;
+	while (c && c->busy)
+		c = c->lru_next;
+	return c;
+}
+
+/* The memory budget's view of the cache: idle cores, oldest first. */
+static bool budget_oldest(uint64_t *stamp)
+{
+	pthread_mutex_lock(&lock);
+	struct bview *c = oldest_idle();
+	if (c)
+		*stamp = c->stamp;
+	pthread_mutex_unlock(&lock);
+	return c != NULL;
+}
+
+static bool budget_evict(void)
+{
+	struct graveyard g = {0};
+	pthread_mutex_lock(&lock);
+	struct bview *c = oldest_idle();
+	if (c)
+		detach_all(c, &g);
+	pthread_mutex_unlock(&lock);
+	bury(&g);
+	return c != NULL;
+}
+
+static const struct membudget_source budget_source = {budget_oldest, budget_evict};
+
+static void register_budget(void)
+{
+	membudget_register(MB_VIEWS, &budget_source);
+}
+
 /* ------------------------------------------------------------ binaries */
 
 struct binary *binary_new(void)
@@ -408,8 +450,8 @@ static int reinstated(int ret, struct bview *a)
 	return 0;
 }
 
-/* The current view of generation gen, pinned: 0; -EIO (header refused);
- * 1 (none yet). */
+/* The current view of generation gen, pinned: 0; -EIO (header refused),
+ * -EFBIG (over the memory budget); 1 (none yet). */
 static int lookup(struct binary *b, uint64_t gen, struct bview **out)
 {
 	int ret = 1;
@@ -420,6 +462,8 @@ static int lookup(struct binary *b, uint64_t gen, struct bview **out)
 		*out = a;
 	} else if (b->bad_gen == gen + 1) {
 		ret = -EIO;
+	} else if (b->big_gen == gen + 1) {
+		ret = -EFBIG;
 	}
 	pthread_mutex_unlock(&lock);
 	return reinstated(ret, a);
@@ -507,7 +551,7 @@ static int parse(struct node *root, const struct stat *expect, struct bview **ou
 	pfelf_identity id;
 	ret = pfelf_get_identity(f, &id);
 	if (ret == 0)
-		ret = view_build(f, out);
+		ret = view_build(f, root->name, out);
 	if (ret < 0) {
 		src_handle_free(h);
 		pfelf_close(f);
@@ -551,6 +595,8 @@ static void remember(struct binary *b, uint64_t gen, int ret)
 	pthread_mutex_lock(&lock);
 	if (ret == -EIO)
 		b->bad_gen = gen + 1;
+	else if (ret == -EFBIG)
+		b->big_gen = gen + 1;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -570,6 +616,8 @@ static int build(struct node *root, uint64_t gen, const struct stat *expect, str
 
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, register_budget);
 	struct binary *b = root->bin;
 	int ret = lookup(b, gen, out);
 	if (ret <= 0)

@@ -27,6 +27,10 @@
  * number of binaries or of open files: files opened through a mapping keep
  * their pin (their reads take no lock), files read with pread pin for each
  * read.
+ *
+ * Cores are reserved in the memory budget (membudget.h) when built; idle
+ * ones are given back to it, least recently unpinned first, when a
+ * reservation does not fit.
  */
 #ifndef ELFFS_BINCACHE_H
 #define ELFFS_BINCACHE_H
@@ -49,9 +53,11 @@ void binary_destroy(struct binary *b);
  * The view of generation gen of binary root, whose source was expect
  * (lstat) at that generation: an alias of the core of that identity, which
  * is parsed on first use. On success *out holds a pinned reference
- * (bincache_release it). Errors: -EIO when pfelf refuses the file's header
- * (remembered for the generation), -ESTALE when the file is no longer the
- * one of expect, or the errno of open/mmap/malloc.
+ * (bincache_release it). Errors: -EIO when pfelf refuses the file's header,
+ * -ESTALE when the file is no longer the one of expect, -EFBIG when the
+ * view alone needs more than the memory budget (both remembered for the
+ * generation), -ENOMEM when it does not fit beside the views in use, or
+ * the errno of open/mmap/malloc.
  */
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
                      struct bview **out);

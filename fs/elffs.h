@@ -25,6 +25,7 @@ struct elffs_ctx {
 	unsigned pfelf_flags; /* PFELF_OPEN_NOMMAP under -o nommap */
 	double timeout;       /* entry/attr cache timeout and re-check interval, seconds */
 	uint64_t timeout_ns;  /* the same in nanoseconds */
+	uint64_t memory;      /* memory budget in bytes (-o memory=MB; membudget.h) */
 	struct fuse_session *se;
 };
 

@@ -9,6 +9,7 @@
 #include "handles.h"
 #include "inval.h"
 #include "log.h"
+#include "membudget.h"
 #include "nodes.h"
 #include "ops.h"
 #include "options.h"
@@ -98,6 +99,8 @@ static void configure(const struct elffs_opts *o)
 	elffs.pfelf_flags = o->nommap ? PFELF_OPEN_NOMMAP : PFELF_OPEN_MAP_NOW;
 	elffs.timeout = o->timeout_s;
 	elffs.timeout_ns = (uint64_t)(o->timeout_s * 1e9);
+	membudget_init(o->memory_mb << 20);
+	elffs.memory = membudget_limit();
 }
 
 /*

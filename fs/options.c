@@ -1,5 +1,6 @@
 /* The command line: elffs [options] SOURCE MOUNTPOINT. */
 #include "options.h"
+#include "membudget.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,6 +22,7 @@ static const struct fuse_opt specs[] = {
         ELFFS_OPT("nommap", nommap, 1),
         ELFFS_OPT("timeout=%s", timeout, 0),
         ELFFS_OPT("readahead=%s", readahead, 0),
+        ELFFS_OPT("memory=%s", memory, 0),
         FUSE_OPT_KEY("-h", KEY_HELP),
         FUSE_OPT_KEY("--help", KEY_HELP),
         FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -102,6 +104,8 @@ static void help(void)
 	       "                           source re-checks, fractions allowed (default 1)\n"
 	       "    -o readahead=KB        the mount's readahead window in KiB (root only;\n"
 	       "                           default 1024, 0 keeps the kernel's 128)\n"
+	       "    -o memory=MB           memory budget of parsed views and decompressed\n"
+	       "                           sections in MiB (default 256, less on small machines)\n"
 	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
 	       "                           ro and default_permissions are always on\n\n"
 	       "session options:\n");
@@ -152,6 +156,24 @@ static int parse_readahead(struct elffs_opts *o)
 		return -1;
 	}
 	o->readahead_kb = (unsigned)kb;
+	return 0;
+}
+
+static int parse_memory(struct elffs_opts *o)
+{
+	o->memory_mb = 0;
+	if (!o->memory)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long mb = strtoull(o->memory, &end, 10);
+	if (errno || end == o->memory || *end || o->memory[0] == '-' || mb < MEMBUDGET_MIN_MB ||
+	    mb > MEMBUDGET_MAX_MB) {
+		fprintf(stderr, "elffs: bad memory '%s' (MiB, %d to %d)\n", o->memory,
+		        MEMBUDGET_MIN_MB, MEMBUDGET_MAX_MB);
+		return -1;
+	}
+	o->memory_mb = mb;
 	return 0;
 }
 
@@ -243,7 +265,7 @@ static int check_mountpoint(const char *mnt)
 
 static int check_arguments(struct elffs_opts *o)
 {
-	if (parse_timeout(o) < 0 || parse_readahead(o) < 0)
+	if (parse_timeout(o) < 0 || parse_readahead(o) < 0 || parse_memory(o) < 0)
 		return ELFFS_EXIT_USAGE;
 	if (o->nonopts < 2) {
 		usage(stderr);
@@ -310,6 +332,7 @@ void options_free(struct elffs_opts *o)
 	free(o->source);
 	free(o->timeout);
 	free(o->readahead);
+	free(o->memory);
 	free(o->cmd.mountpoint);
 	memset(o, 0, sizeof(*o));
 }

@@ -35,6 +35,8 @@ struct elffs_opts {
 	double timeout_s;
 	char *readahead;       /* -o readahead=KB as given */
 	unsigned readahead_kb; /* 0: the kernel's window */
+	char *memory;          /* -o memory=MB as given */
+	uint64_t memory_mb;    /* 0: the default (membudget.h) */
 	int help;
 	int version;
 	int nonopts; /* positional arguments seen */

@@ -9,6 +9,7 @@
  * symbol that kept that name is the same symbol and is left out.
  */
 #include "symview.h"
+#include "membudget.h"
 #include "view.h"
 #include "naming.h"
 #include "strhash.h"
@@ -264,7 +265,19 @@ static int publish(struct bview *v, struct builder *b)
 	return 0;
 }
 
-static int build_files(struct bview *v)
+/* What the names of b and their index keep once published. */
+static uint64_t files_cost(const struct builder *b)
+{
+	uint64_t bytes = membudget_chunk((b->n ? b->n : 1) * (uint64_t)sizeof(struct symfile)) +
+	                 membudget_chunk((b->mask + 1) * (uint64_t)sizeof(uint32_t));
+	for (uint32_t i = 0; i < b->n; i++)
+		if (!b->c[i].dropped && b->c[i].name)
+			bytes += membudget_chunk(strlen(b->c[i].name) + 12);
+	return bytes;
+}
+
+/* Build v->sym.files; *cost: what they keep. */
+static int build_files(struct bview *v, uint64_t *cost)
 {
 	struct builder b = {0};
 	int ret = collect(v, &b, PFELF_SYMTAB, 0);
@@ -272,8 +285,10 @@ static int build_files(struct bview *v)
 		ret = collect(v, &b, PFELF_DYNSYM, cls);
 	if (ret == 0)
 		ret = make_names(&b);
-	if (ret == 0)
+	if (ret == 0) {
+		*cost = files_cost(&b);
 		ret = publish(v, &b);
+	}
 	for (uint32_t i = 0; i < b.n; i++)
 		free(b.c[i].name);
 	free(b.c);
@@ -281,13 +296,54 @@ static int build_files(struct bview *v)
 	return ret;
 }
 
-/* The files of core c (its lazy_lock held): built once. */
+/* Symbols of table t of v that get a file. */
+static uint64_t count_files(struct bview *v, enum pfelf_symtab_kind t)
+{
+	int n = pfelf_symbol_count(v->f, t);
+	uint64_t files = 0;
+	for (int i = 0; i < n; i++) {
+		pfelf_sym s;
+		uint64_t off;
+		if (pfelf_symbol(v->f, t, (uint32_t)i, &s) == 0 && sym_range(v, &s, &off))
+			files++;
+	}
+	return files;
+}
+
+/* An upper bound of what building the files of v takes, per symbol that
+ * gets one: a candidate (in an array that doubles), a name of at most
+ * NAMING_MAX bytes and two "~<index>", the sets of names while they are
+ * made, the file and its index slots. */
+static uint64_t files_bound(struct bview *v)
+{
+	uint64_t n = count_files(v, PFELF_SYMTAB) + count_files(v, PFELF_DYNSYM);
+	uint64_t per = 2 * sizeof(struct cand) + membudget_chunk(NAMING_MAX + 1 + 24) +
+	               4 * (sizeof(char *) + sizeof(uint32_t)) + sizeof(struct symfile) +
+	               4 * sizeof(uint32_t);
+	return 4096 + n * per;
+}
+
+/* The files of core c (its lazy_lock held): built once, within the memory
+ * budget. A refusal for lack of room (-ENOMEM) is not kept, the next call
+ * tries again; one over the whole budget (-EFBIG) is. */
 static int files_locked(struct bview *c)
 {
-	if (!c->sym.files_built) {
-		c->sym.files_err = build_files(c);
-		c->sym.files_built = true;
+	if (c->sym.files_built)
+		return c->sym.files_err;
+	int ret = view_charge_meta(c);
+	uint64_t bound = ret == 0 ? files_bound(c) : 0, cost = 0;
+	if (ret == 0)
+		ret = view_charge(c, bound);
+	if (ret < 0) {
+		c->sym.files_built = ret == -EFBIG;
+		c->sym.files_err = ret;
+		return ret;
 	}
+	c->sym.files_err = build_files(c, &cost);
+	c->sym.files_built = true;
+	uint64_t keep = c->sym.files_err < 0 ? 0 : cost < bound ? cost : bound;
+	view_uncharge(c, bound - keep);
+	view_drop_pages(c);
 	return c->sym.files_err;
 }
 
@@ -337,10 +393,13 @@ int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *l
 {
 	struct bview *c = view_core(v);
 	pthread_mutex_lock(&c->lazy_lock);
-	int ret = c->sym.files_built ? -EAGAIN : fast_lookup(c, name, off, len);
+	int ret = view_charge_meta(c); /* the hash tables are pfelf's metadata */
+	if (ret == 0)
+		ret = c->sym.files_built && c->sym.files_err == 0 ? -EAGAIN
+		                                                  : fast_lookup(c, name, off, len);
 	if (ret == -EAGAIN)
 		ret = files_locked(c);
-	if (ret == 0 && c->sym.files_built)
+	if (ret == 0 && c->sym.files_built && c->sym.files_err == 0)
 		ret = table_lookup(c, name, off, len);
 	pthread_mutex_unlock(&c->lazy_lock);
 	return ret;

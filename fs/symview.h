@@ -5,7 +5,10 @@
  * binary's view until it is freed: the text as its index only, the names
  * as file names (at most NAMING_MAX bytes of a symbol's name and a
  * "~<index>"), never the full names. Both live in the view's core (view.h),
- * shared by the links of one file.
+ * shared by the links of one file, and are reserved in the memory budget
+ * (membudget.h) before they are built: a refusal for lack of room
+ * (-ENOMEM) is not kept, the next call tries again; the names of a view
+ * that would need more than the whole budget (-EFBIG) are refused for good.
  */
 #ifndef ELFFS_SYMVIEW_H
 #define ELFFS_SYMVIEW_H
@@ -46,12 +49,12 @@ int symtext_prepare(struct bview *v, struct textgen *g);
 /*
  * The byte range of symbol/<name> of v: through the hash tables when the
  * name table is not built yet and the answer is certain, else through the
- * name table (built on first need). 0, -ENOENT, -ENOMEM.
+ * name table (built on first need). 0, -ENOENT, -ENOMEM, -EFBIG.
  */
 int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len);
 
-/* The name table of symbol/ (built on first call, kept by v's core); 0 or
- * -ENOMEM. */
+/* The name table of symbol/ (built on first call, kept by v's core); 0,
+ * -ENOMEM, -EFBIG. */
 int symview_files(struct bview *v, const struct symfile **files, uint32_t *n);
 
 /* Free what v's symbol views hold. */

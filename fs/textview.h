@@ -32,9 +32,12 @@ struct textstate {
 
 /*
  * The size of text k of v, indexing it on first call (v pinned; the text
- * is kept by v's core, so the links of one file share it). 0, -ENOMEM,
- * -EIO (a table went unreadable), errors of the generator's preparation.
- * Errors are not kept: the next call tries again.
+ * is kept by v's core, so the links of one file share it). Its index, and
+ * pfelf's metadata tables the first time, are reserved in the memory
+ * budget first (membudget.h). 0, -ENOMEM (malloc, or no room in the
+ * budget beside what is in use), -EFBIG (the view would need more than
+ * the whole budget), -EIO (a table went unreadable), errors of the
+ * generator's preparation. Errors are not kept: the next call tries again.
  */
 int textview_size(struct bview *v, enum text_kind k, uint64_t *size);
 

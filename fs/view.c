@@ -1,5 +1,6 @@
 /* A parsed view of one binary: its pfelf handle, file names and text views. */
 #include "view.h"
+#include "membudget.h"
 #include "meta.h"
 #include "naming.h"
 #include "strhash.h"
@@ -124,6 +125,15 @@ static int name_segments(struct bview *v)
 	return 0;
 }
 
+/* A lower bound of what a core of f will take: refused before anything
+ * is built when it alone is over the budget. */
+static uint64_t lower_cost(pfelf_file *f)
+{
+	const pfelf_ehdr *eh = pfelf_header(f);
+	return (uint64_t)eh->shnum * (sizeof(pfelf_shdr) + sizeof(char *) + 32) +
+	       (uint64_t)eh->phnum * sizeof(pfelf_phdr);
+}
+
 /* Name, index and describe the parse of f into the new core v. */
 static int build_parts(struct bview *v)
 {
@@ -135,7 +145,7 @@ static int build_parts(struct bview *v)
 	return ret;
 }
 
-int view_build(pfelf_file *f, struct bview **out)
+int view_build(pfelf_file *f, const char *what, struct bview **out)
 {
 	static _Atomic uint64_t serials;
 	struct bview *v = calloc(1, sizeof(*v));
@@ -146,13 +156,20 @@ int view_build(pfelf_file *f, struct bview **out)
 	v->eh = *pfelf_header(f);
 	v->fsize = pfelf_size(f);
 	v->serial = atomic_fetch_add(&serials, 1) + 1;
+	snprintf(v->label, sizeof(v->label), "%s", what ? what : "");
 	pthread_mutex_init(&v->lazy_lock, NULL);
-	int ret = build_parts(v);
+	int ret = view_charge(v, lower_cost(f));
+	if (ret == 0)
+		ret = build_parts(v);
+	uint64_t cost = ret == 0 ? view_cost(v) : 0;
+	if (ret == 0 && cost > v->cost)
+		ret = view_charge(v, cost - v->cost);
 	if (ret < 0) {
 		v->f = NULL; /* the caller keeps f on failure */
 		view_free(v);
 		return ret;
 	}
+	view_drop_pages(v);
 	*out = v;
 	return 0;
 }
@@ -204,5 +221,37 @@ void view_free(struct bview *v)
 	textview_free(v);
 	pthread_mutex_destroy(&v->lazy_lock);
 	pfelf_close(v->f);
+	membudget_release(MB_VIEWS, v->cost);
 	free(v);
+}
+
+void view_drop_pages(struct bview *c)
+{
+	if (c->f && pfelf_backend(c->f) == PFELF_BACKEND_MMAP)
+		pfelf_drop_pages(c->f);
+}
+
+int view_charge(struct bview *c, uint64_t bytes)
+{
+	int ret = membudget_reserve(MB_VIEWS, bytes, c->cost, c->label);
+	if (ret == 0)
+		c->cost += bytes;
+	return ret;
+}
+
+void view_uncharge(struct bview *c, uint64_t bytes)
+{
+	if (bytes > c->cost)
+		bytes = c->cost;
+	membudget_release(MB_VIEWS, bytes);
+	c->cost -= bytes;
+}
+
+int view_charge_meta(struct bview *c)
+{
+	if (c->meta_charged)
+		return 0;
+	int ret = view_charge(c, view_meta_cost(c));
+	c->meta_charged = ret == 0;
+	return ret;
 }

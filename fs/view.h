@@ -52,7 +52,10 @@ struct bview {
 	struct symview sym;
 	struct textstate text[TEXT_NKINDS]; /* info, symbols: generators and indexes */
 	struct infoplan *infoplan;          /* what the info lines need */
+	uint64_t cost;                      /* bytes reserved in the budget (membudget.h) */
+	bool meta_charged;                  /* pfelf's metadata tables are in cost */
 	uint64_t serial;                    /* unique per parse (keys decompressed sections) */
+	char label[48];                     /* the binary it was parsed for (log lines) */
 	/* Cache state, under the bincache lock (bincache.h). */
 	struct node *root;       /* alias: its binary's node, to open f again (alive while
 	                            referenced) */
@@ -64,6 +67,7 @@ struct bview {
 	struct bview *sibling;   /* alias: the next alias of its core */
 	struct bview *aliases;   /* core: its aliases */
 	struct bview *hash_next; /* core: next core in the identity table's bucket */
+	uint64_t stamp;          /* core: when it was last unpinned (the budget's LRU age) */
 	struct bview *lru_prev;  /* core: open handles nobody pins, oldest first */
 	struct bview *lru_next;
 	bool in_lru;
@@ -75,15 +79,58 @@ static inline struct bview *view_core(const struct bview *v)
 	return v->core;
 }
 
-/* Build a core from an open handle; on success it owns f. 0 or -ENOMEM. */
-int view_build(pfelf_file *f, struct bview **out);
+/*
+ * Build a core from an open handle, and reserve what it holds in the
+ * memory budget (what: its name for the log); on success it owns f.
+ * 0, -ENOMEM, -EFBIG (more than the whole budget).
+ */
+int view_build(pfelf_file *f, const char *what, struct bview **out);
 
 /* A new alias of core c, for generation gen of binary node root (not yet
  * linked to c: bincache.c does that under its lock). NULL on ENOMEM. */
 struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root);
 
-/* Free a view: an alias alone; a core with what it holds (its handle too). */
+/* Free a view: an alias alone; a core with what it holds (its handle too),
+ * giving its bytes back to the memory budget. */
 void view_free(struct bview *v);
+
+/*
+ * Reserve bytes more for core c (under its lazy_lock, or while nobody else
+ * knows it): 0, -EFBIG (c would need more than the whole budget),
+ * -ENOMEM (no room beside what is in use).
+ */
+int view_charge(struct bview *c, uint64_t bytes);
+
+/*
+ * What core v holds once built (viewcost.c): its names and indexes, pfelf's
+ * section, name and program header tables, the notes its build id needs.
+ * An upper bound, in bytes.
+ */
+uint64_t view_cost(const struct bview *v);
+
+/*
+ * An upper bound of pfelf's metadata tables of core v (symbol tables and
+ * their indexes, the dynamic section, hash and version tables, the
+ * interpreter and debug links), from its section and program headers.
+ */
+uint64_t view_meta_cost(const struct bview *v);
+
+/*
+ * Take the pages of core c's mapping that parsing touched out of the
+ * daemon's resident set (they stay in the page cache): a cached view then
+ * costs what the budget counts. Nothing under the pread backend.
+ */
+void view_drop_pages(struct bview *c);
+
+/* Give back bytes of core c's charge (under its lazy_lock). */
+void view_uncharge(struct bview *c, uint64_t bytes);
+
+/*
+ * Reserve, once per core, an upper bound of pfelf's metadata tables
+ * (symbols, dynamic section, versions, hash tables) before they are first
+ * used (under c's lazy_lock). 0, -EFBIG, -ENOMEM.
+ */
+int view_charge_meta(struct bview *c);
 
 /* Index of the section whose file name is name, or -ENOENT. */
 int view_find_section(const struct bview *v, const char *name);

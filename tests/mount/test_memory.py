@@ -1,5 +1,33 @@
 #!/usr/bin/python3
-"""The daemon's memory (issue 10, item 3): one parsed view per file identity.
+"""The daemon's memory (issue 10, items 1 and 3): a budget for the whole
+daemon (-o memory=MB), and one parsed view per file identity.
+
+budget: a tree of many binaries (the fixtures, a sample of the machine's
+libraries, the bombs of tests/fixtures/bombs.py and copies of the symbol
+and dynamic bombs: distinct files, each its own view) is walked by one
+reader: every binary's info and symbols looked up (which indexes them
+whole) and their first and last MiB read, sections/, segments/,
+symbol/ and decompressed/ listed, its header and the start of a few
+sections compared with the source. Mounted with -o memory=BUDGET_MB:
+
+- the daemon's peak RSS (VmHWM) stays under its RSS at mount time plus
+  the budget plus FIXED_OVERHEAD (below);
+- nothing fails but what is over the whole budget, with EFBIG: the
+  symbol/ of symbomb-big.o (100,000 names to make), nothing of the other
+  files; no ENOMEM (one reader: only the view it reads is in use);
+- asking for that symbol/ twenty times more logs one line, not twenty.
+
+Then with the default budget the same walk fails nowhere. With a budget of
+2 MiB, a view that alone needs more (secbomb.o: 20,000 section names) is
+EFBIG for lookups and opens inside it, and a small binary is served.
+
+FIXED_OVERHEAD is what the budget does not cover and no file makes grow:
+each worker thread's reply buffer (libfuse's default of at most 10 workers;
+the text views are made into it, up to 1 MiB a read), the pages libfuse's
+receive buffers touch, and one parse in progress beyond what it keeps (the
+copies pfelf decodes tables from, an array that doubles while it grows:
+notebomb.o's 100,000 notes, 6 MB moved; glibc's heap slack): 10 x 1 MiB +
+16 MiB.
 
 links: 8 hard links of symbomb.o, in two directories, read one after the
 other (symbols, info, symbol/ listed, a symbol's bytes): they share one view,
@@ -11,11 +39,12 @@ before (on the replaced link and on another) read the old text, the
 replaced link shows the new file (text, symbol/ names, bytes), the others
 the old one. Both backends.
 
-Under AddressSanitizer (its allocator keeps freed memory in quarantine,
-adds redzones and shadow) the links' bound is half the first link's cost
-plus 64 MiB.
+Under AddressSanitizer the RSS bounds b become 4 * b + 256 MiB (its
+allocator keeps freed memory in quarantine, adds redzones and shadow), and
+the links' bound: half the first link's cost plus 64 MiB.
 """
 
+import errno
 import hashlib
 import os
 import shutil
@@ -23,13 +52,23 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, MountError, require_fuse
+from elffs_mount import Checker, Mount, MountError, fixtures_dir, require_fuse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
 import bombs  # noqa: E402
 
 MiB = 1 << 20
+BUDGET_MB = 16
+TINY_MB = 2
+FIXED_OVERHEAD = 10 * MiB + 16 * MiB
+LIB_DIR = "/usr/lib/x86_64-linux-gnu"
+LIB_SAMPLE = 60
+LIB_MAX_SIZE = 4 * MiB
+COPIES = 4
 LINKS = 8
+REPEATS = 20
+# secbomb.o's compressed sections say 1 MiB and hold an empty stream: EIO.
+CORRUPT = {("bombs/secbomb.o", "decompressed"): errno.EIO}
 
 
 def status(pid):
@@ -47,6 +86,70 @@ def asan(pid):
         return "libasan" in fh.read()
 
 
+def scaled(pid, b):
+    return 4 * b + 256 * MiB if asan(pid) else b
+
+
+def is_elf(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def sample_libs():
+    """Every k-th shared library of LIB_DIR under LIB_MAX_SIZE (not symlinks)."""
+    if not os.path.isdir(LIB_DIR):
+        return []
+    out = []
+    for name in sorted(os.listdir(LIB_DIR)):
+        path = os.path.join(LIB_DIR, name)
+        if ".so" in name and not os.path.islink(path) and os.path.isfile(path) and \
+                os.path.getsize(path) < LIB_MAX_SIZE and is_elf(path):
+            out.append(path)
+    return out[::max(1, len(out) // LIB_SAMPLE)][:LIB_SAMPLE]
+
+
+def make_tree(root):
+    """fixtures/, lib/ (hard links or copies), bombs/ and copies/; the
+    relative paths of its binaries."""
+    for d in ("fixtures", "lib", "bombs", "copies"):
+        os.mkdir(os.path.join(root, d))
+    fix = fixtures_dir()
+    for n in sorted(os.listdir(fix)):
+        if os.path.isfile(os.path.join(fix, n)) and is_elf(os.path.join(fix, n)):
+            shutil.copyfile(os.path.join(fix, n), os.path.join(root, "fixtures", n))
+    for path in sample_libs():
+        dst = os.path.join(root, "lib", os.path.basename(path))
+        try:
+            os.link(path, dst)
+        except OSError:
+            shutil.copyfile(path, dst)
+    bombs.write_all(os.path.join(root, "bombs"))
+    for i in range(COPIES):
+        for b in ("symbomb.o", "dynbomb.so"):
+            shutil.copyfile(os.path.join(root, "bombs", b), os.path.join(root, "copies", f"{i}-{b}"))
+    return sorted(os.path.relpath(os.path.join(d, n), root) for d, _, ns in os.walk(root)
+                  for n in ns)
+
+
+def read_ends(path):
+    """The first and the last MiB of a text (its whole index is made at
+    lookup all the same): the bytes read."""
+    n = 0
+    with open(path, "rb", buffering=0) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        n += len(fh.read(MiB))
+        if size > 2 * MiB:
+            fh.seek(size - MiB)
+        while True:
+            data = fh.read(MiB)
+            if not data:
+                return n
+            n += len(data)
+
+
 def read_all(path):
     h, n = hashlib.sha256(), 0
     with open(path, "rb", buffering=0) as fh:
@@ -56,6 +159,128 @@ def read_all(path):
                 return n, h.hexdigest()
             h.update(data)
             n += len(data)
+
+
+class Walk:
+    """One reader over every binary of the tree; errors by (path, what)."""
+
+    def __init__(self, ck, mnt, src):
+        self.ck, self.mnt, self.src = ck, mnt, src
+        self.errors = {}
+
+    def attempt(self, rel, what, fn, *args):
+        try:
+            return fn(*args)
+        except OSError as e:
+            self.errors[(rel, what)] = e.errno
+            return None
+
+    def sections(self, rel, view):
+        """The header and the first 4 KiB of three sections equal the source's."""
+        with open(os.path.join(self.src, rel), "rb") as fh:
+            want = fh.read(64)
+        with open(os.path.join(view, "header"), "rb") as fh:
+            head = fh.read()
+        self.ck.ok(want.startswith(head), f"{rel}: header")
+        names = sorted(os.listdir(os.path.join(view, "sections")))
+        for n in names[:: max(1, len(names) // 3)][:3]:
+            p = os.path.join(view, "sections", n)
+            off = int(os.getxattr(p, "user.elf.offset"), 16)
+            with open(p, "rb") as fh:
+                got = fh.read(4096)
+            with open(os.path.join(self.src, rel), "rb") as fh:
+                fh.seek(off)
+                self.ck.ok(fh.read(len(got)) == got, f"{rel}: sections/{n}: bytes")
+
+    def decompressed(self, view):
+        d = os.path.join(view, "decompressed")
+        if os.path.isdir(d):
+            for n in sorted(os.listdir(d))[:2]:
+                with open(os.path.join(d, n), "rb") as fh:
+                    fh.read(65536)
+
+    def binary(self, rel):
+        view = os.path.join(self.mnt, rel)
+        for t in ("info", "symbols"):
+            self.attempt(rel, t, read_ends, os.path.join(view, t))
+        for d in ("segments", "symbol"):
+            self.attempt(rel, d, os.listdir, os.path.join(view, d))
+        self.attempt(rel, "sections", self.sections, rel, view)
+        self.attempt(rel, "decompressed", self.decompressed, view)
+
+    def run(self, rels):
+        for rel in rels:
+            self.binary(rel)
+        return self.errors
+
+
+def efbig(ck, m, what):
+    """symbomb-big.o's symbol/ is EFBIG; asked REPEATS more times, one log line."""
+    path = os.path.join(m.path, "bombs", "symbomb-big.o", "symbol")
+    ck.errno_is(errno.EFBIG, f"{what}: symbomb-big.o/symbol", os.listdir, path)
+    for _ in range(REPEATS):
+        try:
+            os.listdir(path)
+        except OSError:
+            pass
+    lines = [ln for ln in m.output().splitlines() if "memory budget" in ln]
+    ck.eq(len(lines), 1, f"{what}: log lines after {REPEATS + 1} refusals: {lines[:3]}")
+    ck.ok(lines and "symbomb-big.o" in lines[0] and "EFBIG" in lines[0],
+          f"{what}: the log line names the file and EFBIG: {lines[:1]}")
+
+
+def budget_round(ck, src, rels):
+    print(f"budget -o memory={BUDGET_MB}: {len(rels)} binaries")
+    try:
+        with Mount(ck, src, ["-o", f"memory={BUDGET_MB}"]) as m:
+            pid = m.proc.pid
+            start = status(pid)["VmRSS"]
+            efbig(ck, m, "budget")
+            t = time.monotonic()
+            errors = Walk(ck, m.path, src).run(rels)
+            peak = status(pid)["VmHWM"]
+            bound = scaled(pid, start + BUDGET_MB * MiB + FIXED_OVERHEAD)
+            print(f"  walk {time.monotonic() - t:.1f} s, VmRSS at mount {start / MiB:.1f} MiB, "
+                  f"VmHWM {peak / MiB:.1f} MiB (bound {bound / MiB:.0f} MiB)")
+            ck.ok(peak <= bound, f"budget: VmHWM {peak} over {bound}")
+            want = {**CORRUPT, ("bombs/symbomb-big.o", "symbol"): errno.EFBIG}
+            bad = {k: errno.errorcode.get(v, v) for k, v in errors.items() if want.get(k) != v}
+            ck.ok(not bad, f"budget: errors other than EFBIG of what is over the budget: {bad}")
+            ck.eq(errors, want, "budget: errors of the walk")
+            return peak
+    except MountError as e:
+        ck.fail(str(e))
+    return 0
+
+
+def default_round(ck, src, rels):
+    try:
+        with Mount(ck, src, []) as m:
+            t = time.monotonic()
+            errors = Walk(ck, m.path, src).run(rels)
+            peak = status(m.proc.pid)["VmHWM"]
+            print(f"default budget: walk {time.monotonic() - t:.1f} s, VmHWM {peak / MiB:.1f} MiB")
+            ck.eq(errors, CORRUPT, "default budget: errors of the walk")
+            return peak
+    except MountError as e:
+        ck.fail(str(e))
+    return 0
+
+
+def tiny_round(ck, src):
+    """-o memory=TINY_MB: secbomb.o's view alone is over it."""
+    try:
+        with Mount(ck, src, ["-o", f"memory={TINY_MB}"]) as m:
+            big = os.path.join(m.path, "bombs", "secbomb.o")
+            ck.errno_is(errno.EFBIG, "tiny: secbomb.o/sections", os.listdir,
+                        os.path.join(big, "sections"))
+            ck.errno_is(errno.EFBIG, "tiny: secbomb.o/info", open, os.path.join(big, "info"))
+            ck.ok(len(os.listdir(big)) == 6, "tiny: secbomb.o lists its six fixed entries")
+            small = os.path.join(m.path, "fixtures", "exec")
+            ck.ok(read_all(os.path.join(small, "info"))[0] > 0, "tiny: exec/info")
+            ck.ok(len(os.listdir(os.path.join(small, "sections"))) > 10, "tiny: exec/sections")
+    except (MountError, OSError) as e:
+        ck.fail(f"tiny: {e}")
 
 
 def link_tree(root):
@@ -135,8 +360,21 @@ def links_round(ck, args, label):
 def main():
     require_fuse()
     ck = Checker("memory")
-    links_round(ck, [], "links mmap")
-    links_round(ck, ["-o", "nommap"], "links nommap")
+    parts = sys.argv[1:] or ["links", "budget"]
+    if "links" in parts:
+        links_round(ck, [], "links mmap")
+        links_round(ck, ["-o", "nommap"], "links nommap")
+    if "budget" in parts:
+        tmp = tempfile.mkdtemp(prefix="elffs-memory-")
+        try:
+            rels = make_tree(tmp)
+            small = budget_round(ck, tmp, rels)
+            full = default_round(ck, tmp, rels)
+            print(f"peak RSS of the walk: {small / MiB:.1f} MiB with -o memory={BUDGET_MB}, "
+                  f"{full / MiB:.1f} MiB with the default budget")
+            tiny_round(ck, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     ck.finish()
 
 
