@@ -349,6 +349,23 @@ def namespace_copies(path):
     return out
 
 
+def daemon_status(pid):
+    """The memory fields of /proc/PID/status (VmRSS, VmHWM, RssAnon...), in bytes."""
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if value.strip().endswith(" kB"):
+                out[key] = int(value.split()[0]) * 1024
+    return out
+
+
+def daemon_has_asan(pid):
+    """Whether the process runs with AddressSanitizer (libasan mapped)."""
+    with open(f"/proc/{pid}/maps") as f:
+        return "libasan" in f.read()
+
+
 def daemon_ended(ck, m, what, timeout=10):
     """Wait up to timeout s for the daemon of Mount m to end after an unmount
     (lazy or not). True if it ended; None, with a note, if another mount

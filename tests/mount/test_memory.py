@@ -60,7 +60,9 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, MountError, fixtures_dir, require_fuse
+import elf_oracle as oracle
+from elffs_mount import (Checker, Mount, MountError, daemon_has_asan, daemon_status,
+                         fixtures_dir, require_fuse)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
 import bombs  # noqa: E402
@@ -79,24 +81,9 @@ REPEATS = 20
 CORRUPT = {("bombs/secbomb.o", "decompressed"): errno.EIO}
 
 
-def status(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as fh:
-        for ln in fh:
-            k, _, v = ln.partition(":")
-            if k in ("VmHWM", "VmRSS"):
-                out[k] = int(v.split()[0]) * 1024
-    return out
-
-
-def asan(pid):
-    with open(f"/proc/{pid}/maps") as fh:
-        return "libasan" in fh.read()
-
-
 def scaled(pid, b):
     """b, or twice it under ASan (redzones, shadow)."""
-    return 2 * b if asan(pid) else b
+    return 2 * b if daemon_has_asan(pid) else b
 
 
 def prefix():
@@ -107,14 +94,6 @@ def prefix():
     return ["env", f"ASAN_OPTIONS={opts + ':' if opts else ''}quarantine_size_mb=0"]
 
 
-def is_elf(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4) == b"\x7fELF"
-    except OSError:
-        return False
-
-
 def sample_libs():
     """Every k-th shared library of LIB_DIR under LIB_MAX_SIZE (not symlinks)."""
     if not os.path.isdir(LIB_DIR):
@@ -123,7 +102,7 @@ def sample_libs():
     for name in sorted(os.listdir(LIB_DIR)):
         path = os.path.join(LIB_DIR, name)
         if ".so" in name and not os.path.islink(path) and os.path.isfile(path) and \
-                os.path.getsize(path) < LIB_MAX_SIZE and is_elf(path):
+                os.path.getsize(path) < LIB_MAX_SIZE and oracle.is_elf(path):
             out.append(path)
     return out[::max(1, len(out) // LIB_SAMPLE)][:LIB_SAMPLE]
 
@@ -135,7 +114,7 @@ def make_tree(root):
         os.mkdir(os.path.join(root, d))
     fix = fixtures_dir()
     for n in sorted(os.listdir(fix)):
-        if os.path.isfile(os.path.join(fix, n)) and is_elf(os.path.join(fix, n)):
+        if os.path.isfile(os.path.join(fix, n)) and oracle.is_elf(os.path.join(fix, n)):
             shutil.copyfile(os.path.join(fix, n), os.path.join(root, "fixtures", n))
     for path in sample_libs():
         dst = os.path.join(root, "lib", os.path.basename(path))
@@ -251,11 +230,11 @@ def budget_round(ck, src, rels):
     try:
         with Mount(ck, src, ["-o", f"memory={BUDGET_MB}"], prefix=prefix()) as m:
             pid = m.proc.pid
-            start = status(pid)["VmRSS"]
+            start = daemon_status(pid)["VmRSS"]
             efbig(ck, m, "budget")
             t = time.monotonic()
             errors = Walk(ck, m.path, src).run(rels)
-            peak = status(pid)["VmHWM"]
+            peak = daemon_status(pid)["VmHWM"]
             bound = start + scaled(pid, BUDGET_MB * MiB + FIXED_OVERHEAD)
             print(f"  walk {time.monotonic() - t:.1f} s, VmRSS at mount {start / MiB:.1f} MiB, "
                   f"VmHWM {peak / MiB:.1f} MiB (bound {bound / MiB:.0f} MiB)")
@@ -275,7 +254,7 @@ def default_round(ck, src, rels):
         with Mount(ck, src, [], prefix=prefix()) as m:
             t = time.monotonic()
             errors = Walk(ck, m.path, src).run(rels)
-            peak = status(m.proc.pid)["VmHWM"]
+            peak = daemon_status(m.proc.pid)["VmHWM"]
             print(f"default budget: walk {time.monotonic() - t:.1f} s, VmHWM {peak / MiB:.1f} MiB")
             ck.eq(errors, CORRUPT, "default budget: errors of the walk")
             return peak
@@ -355,12 +334,12 @@ def links_round(ck, args, label):
         src = os.path.join(tmp, "src")
         with Mount(ck, src, ["-o", "timeout=0.3"] + args, prefix=prefix()) as m:
             pid = m.proc.pid
-            r0 = status(pid)["VmRSS"]
+            r0 = daemon_status(pid)["VmRSS"]
             old = visit(ck, os.path.join(m.path, rels[0]))
-            r1 = status(pid)["VmRSS"]
+            r1 = daemon_status(pid)["VmRSS"]
             for rel in rels[1:]:
                 ck.eq(visit(ck, os.path.join(m.path, rel)), old, f"{label}: {rel} as l0")
-            r8, peak = status(pid)["VmRSS"], status(pid)["VmHWM"]
+            r8, peak = daemon_status(pid)["VmRSS"], daemon_status(pid)["VmHWM"]
             one, more = r1 - r0, r8 - r1
             bound = one // 2
             print(f"{label}: {LINKS} hard links of symbomb.o: the first {one / MiB:.1f} MiB, the "

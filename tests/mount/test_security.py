@@ -38,8 +38,8 @@ import threading
 import time
 
 import elf_oracle as oracle
-from elffs_mount import (Checker, Mount, MountError, fixture, mount_entry, require_fuse,
-                         run_mounted, wait_for)
+from elffs_mount import (Checker, Mount, MountError, daemon_status, fixture, mount_entry,
+                         require_fuse, run_mounted, wait_for)
 
 USERS = ["elffs_t1", "elffs_t2"]
 GROUP = "elffs_tg"
@@ -336,11 +336,7 @@ def check_forced_options(ck, src):
 
 
 def status_kb(pid, key):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return -1
+    return daemon_status(pid).get(key, -1024) // 1024
 
 
 def drop_caches():

@@ -37,7 +37,8 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, MountError, require_fuse
+from elffs_mount import (Checker, Mount, MountError, daemon_has_asan, daemon_status,
+                         require_fuse)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
 import bombs  # noqa: E402
@@ -251,23 +252,8 @@ def check_bomb(ck, view, name, rng):
             ck.eq(fh.read(), exp["build-id"], f"{name}: build-id")
 
 
-def rss(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as fh:
-        for ln in fh:
-            k, _, v = ln.partition(":")
-            if k in ("VmHWM", "VmRSS"):
-                out[k] = int(v.split()[0]) * 1024
-    return out
-
-
-def asan(pid):
-    with open(f"/proc/{pid}/maps") as fh:
-        return "libasan" in fh.read()
-
-
 def bounds(pid):
-    if asan(pid):
+    if daemon_has_asan(pid):
         print("daemon built with AddressSanitizer: bounds 4 * b + 256 MiB")
         return 4 * BOMB_BOUND + 256 * MiB, 4 * RUN_BOUND + 256 * MiB
     return BOMB_BOUND, RUN_BOUND
@@ -316,19 +302,19 @@ def run(ck, src, args, label):
             pid = m.proc.pid
             bomb_bound, run_bound = bounds(pid)
             for name in list(bombs.BOMBS) + ["dyn8"]:
-                before = rss(pid)["VmRSS"]
+                before = daemon_status(pid)["VmRSS"]
                 t = time.monotonic()
                 if name == "dyn8":
                     check_copies(ck, m, rng)
                 else:
                     check_bomb(ck, os.path.join(m.path, name), name, rng)
-                r = rss(pid)
+                r = daemon_status(pid)
                 print(f"  {name}: {time.monotonic() - t:.1f} s, VmHWM {r['VmHWM'] / MiB:.1f} MiB, "
                       f"VmRSS {r['VmRSS'] / MiB:.1f} MiB (before {before / MiB:.1f})", flush=True)
                 ck.ok(r["VmHWM"] - before <= bomb_bound,
                       f"{label} {name}: peak {r['VmHWM'] - before} bytes above the RSS before it, "
                       f"bound {bomb_bound}")
-            ck.ok(rss(pid)["VmHWM"] <= run_bound, f"{label}: VmHWM {rss(pid)['VmHWM']} over "
+            ck.ok(daemon_status(pid)["VmHWM"] <= run_bound, f"{label}: VmHWM {daemon_status(pid)['VmHWM']} over "
                                                   f"{run_bound}")
     except MountError as e:
         ck.fail(str(e))
