@@ -140,16 +140,22 @@ static int parse_timeout(struct elffs_opts *o)
 	return 0;
 }
 
+/* A plain decimal count (no sign, no suffix) in *out: 0, or -1. */
+static int parse_count(const char *text, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtoull(text, &end, 10);
+	return errno || end == text || *end || text[0] == '-' ? -1 : 0;
+}
+
 static int parse_readahead(struct elffs_opts *o)
 {
 	o->readahead_kb = ELFFS_READAHEAD_KB;
 	if (!o->readahead)
 		return 0;
-	char *end;
-	errno = 0;
-	unsigned long kb = strtoul(o->readahead, &end, 10);
-	if (errno || end == o->readahead || *end || o->readahead[0] == '-' || (kb != 0 && kb < 4) ||
-	    kb > 1048576) {
+	unsigned long long kb;
+	if (parse_count(o->readahead, &kb) < 0 || (kb != 0 && kb < 4) || kb > 1048576) {
 		fprintf(stderr,
 		        "elffs: bad readahead '%s' (KiB: 0 for the kernel's, or 4 to 1048576)\n",
 		        o->readahead);
@@ -164,11 +170,8 @@ static int parse_memory(struct elffs_opts *o)
 	o->memory_mb = 0;
 	if (!o->memory)
 		return 0;
-	char *end;
-	errno = 0;
-	unsigned long long mb = strtoull(o->memory, &end, 10);
-	if (errno || end == o->memory || *end || o->memory[0] == '-' || mb < MEMBUDGET_MIN_MB ||
-	    mb > MEMBUDGET_MAX_MB) {
+	unsigned long long mb;
+	if (parse_count(o->memory, &mb) < 0 || mb < MEMBUDGET_MIN_MB || mb > MEMBUDGET_MAX_MB) {
 		fprintf(stderr, "elffs: bad memory '%s' (MiB, %d to %d)\n", o->memory,
 		        MEMBUDGET_MIN_MB, MEMBUDGET_MAX_MB);
 		return -1;
