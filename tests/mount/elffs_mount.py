@@ -349,6 +349,22 @@ def namespace_copies(path):
     return out
 
 
+def abort_connection(conn):
+    """Abort FUSE connection conn (its device minor) through fusectl, mounted
+    if need be: the calls in flight then fail with ENOTCONN. Whether it
+    could."""
+    conns = "/sys/fs/fuse/connections"
+    if not os.listdir(conns):
+        subprocess.run(["mount", "-t", "fusectl", "fusectl", conns], capture_output=True)
+    try:
+        with open(f"{conns}/{conn}/abort", "w") as f:
+            f.write("1")
+        return True
+    except OSError as e:
+        print(f"cannot abort FUSE connection {conn}: {e}", flush=True)
+        return False
+
+
 def daemon_status(pid):
     """The memory fields of /proc/PID/status (VmRSS, VmHWM, RssAnon...), in bytes."""
     out = {}

@@ -39,7 +39,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import elf_oracle as oracle
-from elffs_mount import Checker, Mount, MountError, fixtures_dir, require_fuse
+from elffs_mount import Checker, Mount, MountError, abort_connection, fixtures_dir, require_fuse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
 import mutants  # noqa: E402
@@ -210,15 +210,8 @@ class Walker:
     def abort(self):
         """Abort the FUSE connection (fusectl, mounted if need be), else kill
         the daemon: the calls in flight then fail with ENOTCONN."""
-        conns = "/sys/fs/fuse/connections"
-        if not os.listdir(conns):
-            subprocess.run(["mount", "-t", "fusectl", "fusectl", conns], capture_output=True)
-        try:
-            with open(f"{conns}/{self.conn}/abort", "w") as f:
-                f.write("1")
+        if abort_connection(self.conn):
             return
-        except OSError as e:
-            print(f"cannot abort FUSE connection {self.conn}: {e}", flush=True)
         if self.pid:
             os.kill(self.pid, signal.SIGKILL)
 

@@ -42,7 +42,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import elf_oracle as oracle
-from elffs_mount import Checker, Mount, MountError, fixture, require_fuse
+from elffs_mount import Checker, Mount, MountError, abort_connection, fixture, require_fuse
 
 HANG_LIMIT = 20.0  # seconds a step may take before the connection is aborted
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -71,7 +71,7 @@ class Watchdog:
     def _fire(self):
         self.fired = True
         self.ck.fail(f"{self.what}: hung for {self.limit:.0f} s, aborting the mount")
-        abort(self.conn)
+        abort_connection(self.conn)
 
     def __enter__(self):
         self.timer.start()
@@ -80,17 +80,6 @@ class Watchdog:
     def __exit__(self, *exc):
         self.timer.cancel()
         return False
-
-
-def abort(conn):
-    conns = "/sys/fs/fuse/connections"
-    if not os.listdir(conns):
-        subprocess.run(["mount", "-t", "fusectl", "fusectl", conns], capture_output=True)
-    try:
-        with open(f"{conns}/{conn}/abort", "w") as f:
-            f.write("1")
-    except OSError as e:
-        print(f"cannot abort FUSE connection {conn}: {e}", flush=True)
 
 
 def run(ck, cmd):
