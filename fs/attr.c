@@ -13,7 +13,7 @@ mode_t attr_view_dir_mode(mode_t src)
 static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 {
 	out->st_nlink = 1;
-	out->st_size = (off_t)n->size;
+	out->st_size = node_is_source(n) ? 0 : (off_t)n->size;
 	switch (n->kind) {
 	case NK_DIR:
 		/* nlink 1: "subdirectories not counted" (ELF files become directories) */
@@ -46,18 +46,18 @@ static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 
 void attr_of(struct node *n, struct stat *out)
 {
+	struct node *src = node_is_source(n) ? n : node_broot(n);
 	nodes_lock();
-	const struct node *src = node_is_source(n) ? n : n->broot;
-	struct stat s = *src->st;
+	struct srcstat s = src->src->st;
 	nodes_unlock();
 	memset(out, 0, sizeof(*out));
 	out->st_ino = n->ino;
-	out->st_uid = s.st_uid;
-	out->st_gid = s.st_gid;
-	out->st_atim = s.st_atim;
-	out->st_mtim = s.st_mtim;
-	out->st_ctim = s.st_ctim;
+	out->st_uid = (uid_t)s.uid;
+	out->st_gid = (gid_t)s.gid;
+	out->st_atim = (struct timespec){(time_t)s.atime, (long)s.atime_ns};
+	out->st_mtim = (struct timespec){(time_t)s.mtime, (long)s.mtime_ns};
+	out->st_ctim = (struct timespec){(time_t)s.ctime, (long)s.ctime_ns};
 	out->st_blksize = 4096;
-	shape(n, s.st_mode, s.st_size, out);
+	shape(n, (mode_t)s.mode, (off_t)s.size, out);
 	out->st_blocks = (out->st_size + 511) / 512;
 }

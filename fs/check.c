@@ -14,7 +14,7 @@ static const char *const bin_children[] = {"info",    "header", "sections", "seg
 /* Binary root b changed identity (table lock held). */
 static void new_generation(struct node *b)
 {
-	b->gen++;
+	b->src->gen = node_next_gen_locked();
 	inval_inode(b->ino);
 	for (unsigned i = 0; i < sizeof(bin_children) / sizeof(bin_children[0]); i++)
 		inval_entry(b->ino, bin_children[i]);
@@ -37,11 +37,13 @@ static void gone(struct node *s)
 /* Source node s is still of its kind: take its fresh lstat st (table lock held). */
 static void update(struct node *s, const struct stat *st)
 {
-	if (s->kind == NK_BIN && (s->absent || !src_same_identity(s->st, st)))
+	struct stat old;
+	node_stat_get(s, &old);
+	if (s->kind == NK_BIN && (s->absent || !src_same_identity(&old, st)))
 		new_generation(s);
 	s->absent = false;
-	*s->st = *st;
-	s->checked_ns = elffs_now_ns();
+	node_stat_set(s, st);
+	s->src->checked_ns = elffs_now_ns();
 }
 
 static bool lost(int err)
@@ -61,10 +63,13 @@ static int current_kind(struct node *s, struct stat *st)
 	int ret = src_locate(s, &loc);
 	if (ret < 0)
 		return ret;
-	ret = src_statat(loc.dirfd, loc.name, st); /* never into our own mount */
-	if (ret == 0) {
+	if (fstatat(loc.dirfd, loc.name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		ret = -errno;
+	} else {
+		struct stat old;
 		nodes_lock();
-		bool same = s->kind == NK_BIN && !s->absent && src_same_identity(s->st, st);
+		node_stat_get(s, &old);
+		bool same = s->kind == NK_BIN && !s->absent && src_same_identity(&old, st);
 		nodes_unlock();
 		ret = same ? NK_BIN : probe_classify(loc.dirfd, loc.name, st);
 	}
@@ -84,7 +89,7 @@ static void recheck(struct node *s)
 		update(s, &st);
 	else
 		gone(s);
-	gen = s->stale ? UINT64_MAX : s->gen;
+	gen = s->stale ? UINT64_MAX : node_gen(s);
 	nodes_unlock();
 	if (s->kind == NK_BIN)
 		bincache_invalidate(s->bin, gen);
@@ -93,19 +98,19 @@ static void recheck(struct node *s)
 static bool due(struct node *s)
 {
 	nodes_lock();
-	bool d = !s->stale && elffs_now_ns() - s->checked_ns >= elffs.timeout_ns;
+	bool d = !s->stale && elffs_now_ns() - s->src->checked_ns >= elffs.timeout_ns;
 	nodes_unlock();
 	return d;
 }
 
 int check_node(struct node *n)
 {
-	struct node *s = node_is_source(n) ? n : n->broot;
+	struct node *s = node_is_source(n) ? n : node_broot(n);
 	if (due(s))
 		recheck(s);
 	nodes_lock();
 	int ret = s->stale || (n != s && s->absent) ? -ENOENT
-	          : n != s && n->gen != s->gen      ? -ESTALE
+	          : n != s && n->gen != node_gen(s) ? -ESTALE
 	                                            : 0;
 	nodes_unlock();
 	return ret;
@@ -114,18 +119,18 @@ int check_node(struct node *n)
 void check_force(struct node *n)
 {
 	nodes_lock();
-	n->checked_ns = 0;
+	n->src->checked_ns = 0;
 	nodes_unlock();
 }
 
 /* The generation of n and its source's lstat; -ENOENT, -ESTALE or 0. */
 static int generation(struct node *n, uint64_t *gen, struct stat *st)
 {
-	struct node *root = n->broot;
+	struct node *root = node_broot(n);
 	nodes_lock();
-	int ret = root->stale || root->absent ? -ENOENT : n->gen != root->gen ? -ESTALE : 0;
-	*gen = root->gen;
-	*st = *root->st;
+	*gen = node_gen(root);
+	int ret = root->stale || root->absent ? -ENOENT : node_gen(n) != *gen ? -ESTALE : 0;
+	node_stat_get(root, st);
 	nodes_unlock();
 	return ret;
 }
@@ -134,11 +139,12 @@ int check_view(struct node *n, struct bview **out)
 {
 	uint64_t gen;
 	struct stat st;
+	struct node *root = node_broot(n);
 	int ret = generation(n, &gen, &st);
 	if (ret == 0)
-		ret = bincache_acquire(n->broot, gen, &st, out);
-	if (ret == -ESTALE && n->gen == gen) { /* the file changed under the open */
-		check_force(n->broot);
+		ret = bincache_acquire(root, gen, &st, out);
+	if (ret == -ESTALE && node_gen(n) == gen) { /* the file changed under the open */
+		check_force(root);
 		ret = -EIO;
 	}
 	return ret;
@@ -188,11 +194,14 @@ bool check_reuse_source(struct node *old, struct node *cand)
 {
 	if (old->stale || old->kind != cand->kind)
 		return false;
-	update(old, cand->st);
+	struct stat st;
+	node_stat_get(cand, &st);
+	update(old, &st);
 	return true;
 }
 
 bool check_reuse_inner(struct node *old, struct node *cand)
 {
-	return !old->stale && old->kind == cand->kind && old->gen == cand->gen;
+	return !old->stale && old->kind == cand->kind && old->gen == cand->gen &&
+	       old->size == cand->size && old->aux == cand->aux;
 }

@@ -122,7 +122,7 @@ static int list_meta(struct node *dir, struct dirlist *d)
 /* The file names of a view directory (sections/ or segments/). */
 static int list_view(struct node *dir, struct dirlist *d)
 {
-	int ret = check_current_view(dir->broot, &d->view);
+	int ret = check_current_view(node_broot(dir), &d->view);
 	if (ret < 0)
 		return ret;
 	if (dir->kind == NK_SYMDIR || dir->kind == NK_DECDIR)

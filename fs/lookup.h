@@ -6,15 +6,16 @@
 #include "view.h"
 
 /*
- * A node of view v inside parent, of kind kind, serving file (owned by the
- * node, freed on failure) with st_size size; the kernel's reference. NULL
- * with errno ENOMEM.
+ * A new inner node of view v, of kind kind, named name, with st_size size
+ * and aux (nodes.h), not attached yet; NULL (errno ENOMEM) on failure.
  */
-struct node *inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
-                        const char *name, struct nfile *file, uint64_t size);
+struct node *inner_new(const struct bview *v, enum node_kind kind, const char *name, uint64_t size,
+                       uint64_t aux);
 
-/* A file of v serving len bytes at off of the source; NULL on ENOMEM. */
-struct nfile *new_file(const struct bview *v, uint64_t off, uint64_t len);
+/* The same, attached inside parent (or the equal node there), with the
+ * kernel's reference. NULL with errno ENOMEM. */
+struct node *inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
+                        const char *name, uint64_t size, uint64_t aux);
 
 /* Whether name is one of the entries lookup_meta.c makes in a binary's directory. */
 bool meta_is_bin_child(const char *name);
@@ -24,8 +25,5 @@ struct node *meta_bin_child(struct node *bin, struct bview *v, const char *name)
 
 /* An entry of symbol/ or decompressed/; NULL with errno set. */
 struct node *meta_child(struct node *dir, struct bview *v, const char *name);
-
-/* Copy the compression header of section index into f when it has one. */
-void meta_set_chdr(const struct bview *v, uint32_t index, struct nfile *f);
 
 #endif /* ELFFS_LOOKUP_H */

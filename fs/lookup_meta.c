@@ -20,22 +20,6 @@ static struct node *fail(int err)
 	return NULL;
 }
 
-/* A file whose text is a copy of len bytes at text (build-id). */
-static struct node *copy_child(struct node *bin, struct bview *v, const char *name,
-                               const char *text, size_t len)
-{
-	struct nfile *f = new_file(v, 0, len);
-	if (f && !(f->text = malloc(len ? len : 1))) {
-		free(f);
-		f = NULL;
-	}
-	if (!f)
-		return fail(-ENOMEM);
-	memcpy(f->text, text, len);
-	errno = ENOMEM;
-	return inner_node(bin, v, NK_BUILDID, name, f, len);
-}
-
 /* info, symbols: generated texts whose size is known once they are indexed. */
 static struct node *text_child(struct node *bin, struct bview *v, const char *name,
                                enum node_kind kind, enum text_kind text)
@@ -44,11 +28,8 @@ static struct node *text_child(struct node *bin, struct bview *v, const char *na
 	int ret = textview_size(v, text, &size);
 	if (ret < 0)
 		return fail(ret);
-	struct nfile *f = new_file(v, 0, size);
-	if (!f)
-		return fail(-ENOMEM);
 	errno = ENOMEM;
-	return inner_node(bin, v, kind, name, f, size);
+	return inner_node(bin, v, kind, name, size, 0);
 }
 
 struct node *meta_bin_child(struct node *bin, struct bview *v, const char *name)
@@ -59,22 +40,11 @@ struct node *meta_bin_child(struct node *bin, struct bview *v, const char *name)
 	if (strcmp(name, "symbols") == 0)
 		return text_child(bin, v, name, NK_SYMBOLS, TEXT_SYMBOLS);
 	if (strcmp(name, "symbol") == 0)
-		return inner_node(bin, v, NK_SYMDIR, name, NULL, 0);
-	if (strcmp(name, "build-id") == 0)
-		return v->buildid ? copy_child(bin, v, name, v->buildid, v->buildid_len)
+		return inner_node(bin, v, NK_SYMDIR, name, 0, 0);
+	if (strcmp(name, "build-id") == 0) /* its text is the view's, copied at open */
+		return v->buildid ? inner_node(bin, v, NK_BUILDID, name, v->buildid_len, 0)
 		                  : fail(-ENOENT);
-	return v->ncomp ? inner_node(bin, v, NK_DECDIR, name, NULL, v->ncomp) : fail(-ENOENT);
-}
-
-void meta_set_chdr(const struct bview *v, uint32_t index, struct nfile *f)
-{
-	pfelf_chdr ch;
-	if (!meta_compressed(v, index, &ch))
-		return;
-	f->compressed = true;
-	f->ch_type = ch.type;
-	f->ch_size = ch.size;
-	f->index = index;
+	return v->ncomp ? inner_node(bin, v, NK_DECDIR, name, v->ncomp, 0) : fail(-ENOENT);
 }
 
 static struct node *symbol_child(struct node *dir, struct bview *v, const char *name)
@@ -83,23 +53,18 @@ static struct node *symbol_child(struct node *dir, struct bview *v, const char *
 	int ret = symview_lookup(v, name, &off, &len);
 	if (ret < 0)
 		return fail(ret);
-	struct nfile *f = new_file(v, off, len);
 	errno = ENOMEM;
-	return f ? inner_node(dir, v, NK_SYMBOL, name, f, len) : NULL;
+	return inner_node(dir, v, NK_SYMBOL, name, len, off);
 }
 
 static struct node *decomp_child(struct node *dir, struct bview *v, const char *name)
 {
 	int i = meta_find_compressed(v, name);
-	if (i < 0)
-		return fail(i);
-	struct nfile *f = new_file(v, 0, 0);
-	if (!f)
-		return fail(-ENOMEM);
-	meta_set_chdr(v, (uint32_t)i, f);
-	f->len = f->ch_size;
+	pfelf_chdr ch;
+	if (i < 0 || !meta_compressed(v, (uint32_t)i, &ch))
+		return fail(i < 0 ? i : -ENOENT);
 	errno = ENOMEM;
-	return inner_node(dir, v, NK_DECOMP, name, f, f->ch_size);
+	return inner_node(dir, v, NK_DECOMP, name, ch.size, (uint64_t)i);
 }
 
 struct node *meta_child(struct node *dir, struct bview *v, const char *name)

@@ -29,48 +29,70 @@ enum node_kind {
 
 struct binary;
 
-/* What a file node inside a binary serves. Immutable once attached. */
-struct nfile {
-	uint64_t off;     /* byte range of the source file */
-	uint64_t len;     /* served length (0 for NOBITS and out-of-file ranges) */
-	uint16_t machine; /* e_machine, for the names of types and flags */
-	uint8_t osabi;    /* EI_OSABI, for the flag letters */
-	union {
-		pfelf_shdr sh; /* NK_SECTION: its header (sh.name is NULL) */
-		pfelf_phdr ph; /* NK_SEGMENT: its header */
-	};
-	char *text;       /* NK_INFO, NK_BUILDID: the text (len bytes) */
-	uint32_t index;   /* NK_DECOMP: section index */
-	bool compressed;  /* NK_SECTION, NK_DECOMP: ch_type and ch_size are set */
-	uint32_t ch_type; /* compression header (pfelf_section_chdr) */
-	uint64_t ch_size;
+/*
+ * What a source node keeps of its lstat: the identity the daemon compares
+ * (dev, ino, size, mtime, ctime) and what attr.c shows (mode, owner, times).
+ */
+struct srcstat {
+	uint64_t dev;
+	uint64_t ino;
+	int64_t size;
+	int64_t atime, mtime, ctime;
+	uint32_t atime_ns, mtime_ns, ctime_ns;
+	uint32_t mode, uid, gid;
 };
 
-struct node {
-	uint64_t ino;
-	uint64_t refs;       /* kernel lookups + internal references (table lock) */
-	struct node *parent; /* holds a reference; NULL for the root */
-	char *name;          /* name in parent; "" for the root */
-	struct node *ino_next;
-	struct node *name_next;
-	enum node_kind kind;
-	bool hashed; /* findable by (parent, name) (table lock) */
-	bool stale;  /* source gone or now of another kind (table lock) */
-	bool absent; /* file-mode root: SOURCE gone or not ELF (table lock) */
-	/* Source nodes (NK_DIR, NK_LINK, NK_BIN); table lock. */
-	struct stat *st;     /* last lstat of the source (NULL for other nodes) */
-	uint64_t checked_ns; /* when it was taken; 0 forces a re-check */
-	/* Nodes of a binary's view. */
-	struct node *broot; /* NK_BIN: itself; inner nodes: their binary (ref via parent) */
-	uint64_t gen;       /* NK_BIN: current generation (table lock); inner: theirs */
-	uint64_t size;      /* inner nodes: st_size served */
-	struct binary *bin; /* NK_BIN: parsed-view cache */
-	struct nfile *file; /* NK_INFO, NK_HEADER, NK_SECTION, NK_SEGMENT */
+/* A source node's own data, allocated with its name. */
+struct srcinfo {
+	struct srcstat st;   /* last lstat of the source (table lock) */
+	uint64_t checked_ns; /* when it was taken; 0 forces a re-check (table lock) */
+	uint64_t gen;        /* NK_BIN: current generation (table lock) */
+	char name[];         /* name in parent; "" for the root */
 };
+
+/*
+ * A node: 64 bytes in a slab of the table (nodes.c). Inner nodes (the
+ * parts of a binary's view) keep no name: they are found by the keyed
+ * hash of their name and what they serve (check_reuse_inner), and the
+ * view gives their headers again when they are opened or their extended
+ * attributes read. Source nodes keep their name and lstat in a srcinfo.
+ */
+struct node {
+	struct node *parent; /* holds a reference; NULL for the root */
+	struct node *hnext;  /* next in its bucket of the name table */
+	uint64_t ino;
+	uint64_t key;     /* keyed hash of the name in parent */
+	uint32_t refs_lo; /* kernel lookups + internal references (48 bits; table lock) */
+	uint16_t refs_hi;
+	uint8_t kind;        /* enum node_kind */
+	bool hashed : 1;     /* findable by (parent, name) (table lock) */
+	bool stale : 1;      /* source gone or now of another kind (table lock) */
+	bool absent : 1;     /* file-mode root: SOURCE gone or not ELF (table lock) */
+	bool attached : 1;   /* its number was given out */
+	bool compressed : 1; /* NK_SECTION: SHF_COMPRESSED with a compression header */
+	union {
+		struct {               /* inner nodes */
+			uint64_t gen;  /* generation of their binary they show */
+			uint64_t size; /* st_size served */
+			uint64_t aux; /* NK_SECTION, NK_SEGMENT, NK_DECOMP: index; NK_SYMBOL: offset
+			               */
+		};
+		struct { /* source nodes (NK_DIR, NK_LINK, NK_BIN) */
+			struct srcinfo *src;
+			struct binary *bin; /* NK_BIN: parsed-view cache */
+			const char *name;   /* src->name: source nodes only (node_name for any) */
+		};
+	};
+};
+
+static inline bool node_kind_is_source(enum node_kind k)
+{
+	return k == NK_DIR || k == NK_LINK || k == NK_BIN;
+}
 
 static inline bool node_is_source(const struct node *n)
 {
-	return n->kind == NK_DIR || n->kind == NK_LINK || n->kind == NK_BIN;
+	return node_kind_is_source((enum node_kind)n->kind);
 }
 
 static inline bool node_is_dir(const struct node *n)
@@ -78,6 +100,20 @@ static inline bool node_is_dir(const struct node *n)
 	return n->kind == NK_DIR || n->kind == NK_BIN || n->kind == NK_SECTIONS ||
 	       n->kind == NK_SEGMENTS || n->kind == NK_SYMDIR || n->kind == NK_DECDIR;
 }
+
+/* The binary a node of a view belongs to (itself for NK_BIN); NULL for
+ * NK_DIR and NK_LINK. Inner nodes are at most two levels below it. */
+static inline struct node *node_broot(struct node *n)
+{
+	while (n && n->kind != NK_BIN)
+		n = node_is_source(n) ? NULL : n->parent;
+	return n;
+}
+
+/* The name of n: a source node's own, the fixed name of a binary's
+ * entries, "" for the root and for files inside sections/, segments/,
+ * symbol/ and decompressed/ (not kept). */
+const char *node_name(const struct node *n);
 
 /* Create the root (inode 1) of the given kind; 0 or -ENOMEM. */
 int nodes_init(enum node_kind root_kind, const struct stat *st);
@@ -89,7 +125,9 @@ void nodes_destroy(void);
 void nodes_lock(void);
 void nodes_unlock(void);
 
-/* A new unattached node (refs 0, no inode number yet); NULL on ENOMEM. */
+/* A new unattached node (refs 0, not findable yet); NULL on ENOMEM. A
+ * source node gets its srcinfo (st zero); an NK_BIN node its binary and
+ * a generation. */
 struct node *node_new(enum node_kind kind, const char *name);
 
 /* Free a node that was never attached. */
@@ -120,13 +158,39 @@ void node_put(struct node *n);
 /* The kernel forgets nlookup lookups of ino. */
 void node_forget(fuse_ino_t ino, uint64_t nlookup);
 
+/* After a batch of forgets: give freed memory back to the system when
+ * much was freed since the last time (malloc_trim). */
+void nodes_trim(void);
+
 /* Inode number of child name of parent if such a node exists, else 0. */
 uint64_t node_child_ino(uint64_t parent, const char *name);
 
 /* Make n unreachable by name and stale (table lock held). */
 void node_unhash_locked(struct node *n);
 
+/* A new generation number for a binary (table lock held): numbers are
+ * never given twice, so (inode, generation) names one parse. */
+uint64_t node_next_gen_locked(void);
+
+/* The generation n shows: a binary's current one, an inner node's own
+ * (table lock held). */
+static inline uint64_t node_gen(const struct node *n)
+{
+	return n->kind == NK_BIN ? n->src->gen : node_is_source(n) ? 0 : n->gen;
+}
+
+/* The lstat of a source node as a struct stat (table lock held): the
+ * fields of struct srcstat, the others 0. */
+void node_stat_get(const struct node *n, struct stat *st);
+
+/* Keep st as the lstat of source node n (table lock held unless n is
+ * not attached yet). */
+void node_stat_set(struct node *n, const struct stat *st);
+
 /* Number of nodes alive (for statistics). */
 uint64_t nodes_count(void);
+
+/* Bytes the node table holds: slabs, source data, buckets (statistics). */
+uint64_t nodes_memory(void);
 
 #endif /* ELFFS_NODES_H */

@@ -59,6 +59,7 @@ void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
 	node_forget(ino, nlookup);
 	fuse_reply_none(req);
+	nodes_trim();
 }
 
 void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
@@ -66,6 +67,7 @@ void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forg
 	for (size_t i = 0; i < count; i++)
 		node_forget(forgets[i].ino, forgets[i].nlookup);
 	fuse_reply_none(req);
+	nodes_trim(); /* after the reply: the kernel need not wait for it */
 }
 
 void op_statfs(fuse_req_t req, fuse_ino_t ino)

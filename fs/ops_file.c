@@ -84,28 +84,68 @@ static void ofile_free_link(struct hlink *h)
 	ofile_free((struct ofile *)((char *)h - offsetof(struct ofile, link)));
 }
 
+/*
+ * The byte range of file node n in view v (pinned): a section's or a
+ * segment's header is read again by its index (the node keeps only that
+ * and its size), a header's and a symbol's range are the node's own.
+ */
+static int range_of(const struct node *n, const struct bview *v, uint64_t *off, uint64_t *len)
+{
+	const pfelf_shdr *sh;
+	const pfelf_phdr *ph;
+	*off = n->aux;
+	*len = n->size;
+	if (n->kind == NK_SECTION) {
+		if (pfelf_section(v->f, (uint32_t)n->aux, &sh) < 0)
+			return -EIO;
+		view_section_range(sh, off, len);
+	} else if (n->kind == NK_SEGMENT) {
+		if (pfelf_segment(v->f, (uint32_t)n->aux, &ph) < 0)
+			return -EIO;
+		view_segment_range(ph, off, len);
+	}
+	return *len == n->size ? 0 : -EIO;
+}
+
+/* build-id: the open file's own copy of the view's text, which n showed. */
+static int copy_buildid(struct ofile *of, const struct bview *v)
+{
+	if (!v->buildid || v->buildid_len != of->len)
+		return -EIO;
+	of->text = malloc(of->len ? of->len : 1);
+	if (!of->text)
+		return -ENOMEM;
+	memcpy(of->text, v->buildid, of->len);
+	return 0;
+}
+
+/* What of serves for file node n; of->view is its pinned reference or NULL. */
+static int ofile_fill(struct node *n, struct ofile *of)
+{
+	bool own = openmeta_kind(n->kind) || n->kind == NK_BUILDID;
+	if (of->len == 0 && !own) /* empty: no view needed */
+		return 0;
+	int ret = check_view(n, &of->view);
+	if (ret < 0)
+		return ret;
+	if (openmeta_kind(n->kind))
+		return openmeta(n, of->view, &of->mem, &of->hold);
+	if (n->kind != NK_BUILDID)
+		return range_of(n, of->view, &of->off, &of->len);
+	ret = copy_buildid(of, of->view);
+	bincache_release(of->view); /* its text is copied: the view is not needed */
+	of->view = NULL;
+	return ret;
+}
+
 static int ofile_new(struct node *n, struct ofile **out)
 {
 	struct ofile *of = calloc(1, sizeof(*of));
 	if (!of)
 		return -ENOMEM;
-	of->off = n->file->off;
-	of->len = n->file->len;
-	of->kind = n->kind;
-	int ret = 0;
-	if (openmeta_kind(n->kind)) {
-		ret = check_view(n, &of->view);
-		if (ret == 0)
-			ret = openmeta(n, of->view, &of->mem, &of->hold);
-	} else if (n->file->text) {
-		of->text = malloc(of->len ? of->len : 1);
-		if (of->text)
-			memcpy(of->text, n->file->text, of->len);
-		else
-			ret = -ENOMEM;
-	} else if (of->len > 0) {
-		ret = check_view(n, &of->view);
-	}
+	of->len = n->size;
+	of->kind = (enum node_kind)n->kind;
+	int ret = ofile_fill(n, of);
 	of->pinned = of->view != NULL;
 	if (ret < 0) {
 		ofile_free(of);
@@ -126,7 +166,7 @@ static int open_node(struct node *n, int tid, struct ofile **out)
 	bool retry = check_open_retry(tid);
 	if (node_is_dir(n))
 		return -EISDIR;
-	if (!n->file)
+	if (node_is_source(n)) /* a symlink */
 		return -EINVAL;
 	int ret = check_node(n);
 	if (ret == 0)

@@ -8,6 +8,7 @@
 #include "bincache.h"
 #include "check.h"
 #include "lookup.h"
+#include "meta.h"
 #include "probe.h"
 #include "source.h"
 
@@ -41,58 +42,45 @@ static int lookup_source(struct node *dir, const char *name, struct node **out)
 	if (kind < 0)
 		return kind;
 	struct node *cand = node_new((enum node_kind)kind, name);
-	if (cand && kind == NK_BIN && !(cand->bin = binary_new())) {
-		node_discard(cand);
-		cand = NULL;
-	}
 	if (!cand)
 		return -ENOMEM;
-	*cand->st = st;
-	cand->checked_ns = elffs_now_ns();
+	node_stat_set(cand, &st);
+	cand->src->checked_ns = elffs_now_ns();
 	*out = node_attach(dir, cand, check_reuse_source);
 	return 0;
 }
 
-/* A node of view v inside parent, of kind kind; file data when file != NULL. */
-struct node *inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
-                        const char *name, struct nfile *file, uint64_t size)
+struct node *inner_new(const struct bview *v, enum node_kind kind, const char *name, uint64_t size,
+                       uint64_t aux)
 {
 	struct node *cand = node_new(kind, name);
-	if (!cand) {
-		free(file);
-		return NULL;
+	if (cand) {
+		cand->gen = v->gen;
+		cand->size = size;
+		cand->aux = aux;
 	}
-	cand->broot = parent->broot;
-	cand->gen = v->gen;
-	cand->size = size;
-	cand->file = file;
-	return node_attach(parent, cand, check_reuse_inner);
+	return cand;
 }
 
-struct nfile *new_file(const struct bview *v, uint64_t off, uint64_t len)
+struct node *inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
+                        const char *name, uint64_t size, uint64_t aux)
 {
-	struct nfile *f = calloc(1, sizeof(*f));
-	if (f) {
-		f->off = off;
-		f->len = len;
-		f->machine = v->eh.machine;
-		f->osabi = v->eh.osabi;
-	}
-	return f;
+	struct node *cand = inner_new(v, kind, name, size, aux);
+	return cand ? node_attach(parent, cand, check_reuse_inner) : NULL;
 }
 
 static struct node *bin_child(struct node *bin, struct bview *v, const char *name)
 {
 	if (strcmp(name, "sections") == 0)
-		return inner_node(bin, v, NK_SECTIONS, name, NULL, v->nsec ? v->nsec - 1 : 0);
+		return inner_node(bin, v, NK_SECTIONS, name, v->nsec ? v->nsec - 1 : 0, 0);
 	if (strcmp(name, "segments") == 0)
-		return inner_node(bin, v, NK_SEGMENTS, name, NULL, v->nseg);
+		return inner_node(bin, v, NK_SEGMENTS, name, v->nseg, 0);
 	if (meta_is_bin_child(name))
 		return meta_bin_child(bin, v, name);
 	if (strcmp(name, "header") == 0) {
 		uint64_t off, len;
 		view_header_range(v, &off, &len);
-		return inner_node(bin, v, NK_HEADER, name, new_file(v, off, len), len);
+		return inner_node(bin, v, NK_HEADER, name, len, off);
 	}
 	return meta_bin_child(bin, v, name); /* info: a generated text, like symbols */
 }
@@ -107,14 +95,13 @@ static struct node *section_child(struct node *dir, const struct bview *v, const
 	}
 	uint64_t off, len;
 	view_section_range(sh, &off, &len);
-	struct nfile *f = new_file(v, off, len);
-	if (f) {
-		f->sh = *sh;
-		f->sh.name = NULL;
-		meta_set_chdr(v, (uint32_t)i, f);
-	}
+	struct node *cand = inner_new(v, NK_SECTION, name, len, (uint64_t)i);
+	pfelf_chdr ch;
 	errno = ENOMEM;
-	return f ? inner_node(dir, v, NK_SECTION, name, f, len) : NULL;
+	if (!cand)
+		return NULL;
+	cand->compressed = meta_compressed(v, (uint32_t)i, &ch);
+	return node_attach(dir, cand, check_reuse_inner);
 }
 
 static struct node *segment_child(struct node *dir, const struct bview *v, const char *name)
@@ -127,11 +114,8 @@ static struct node *segment_child(struct node *dir, const struct bview *v, const
 	}
 	uint64_t off, len;
 	view_segment_range(ph, &off, &len);
-	struct nfile *f = new_file(v, off, len);
-	if (f)
-		f->ph = *ph;
 	errno = ENOMEM;
-	return f ? inner_node(dir, v, NK_SEGMENT, name, f, len) : NULL;
+	return inner_node(dir, v, NK_SEGMENT, name, len, (uint64_t)i);
 }
 
 static bool is_bin_child(const char *name)
@@ -151,7 +135,7 @@ static int lookup_view(struct node *dir, const char *name, struct node **out)
 	if (dir->kind == NK_BIN && !is_bin_child(name))
 		return -ENOENT;
 	struct bview *v;
-	int ret = check_current_view(dir->broot, &v);
+	int ret = check_current_view(node_broot(dir), &v);
 	if (ret < 0)
 		return ret;
 	errno = ENOMEM;

@@ -1,15 +1,58 @@
-/* getxattr and listxattr: user.elf.* of section and segment files. */
+/*
+ * getxattr and listxattr: user.elf.* of section and segment files. Nodes
+ * keep only the index of their header: a value is made from the header
+ * read again from the view of the node's generation (a node of an older
+ * generation answers ENOENT, like its source). Names that are not ours
+ * (security.*, system.*) are answered without the view.
+ */
 #include "ops.h"
+#include "bincache.h"
+#include "check.h"
+#include "meta.h"
 #include "xattr.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
+/* The header of section or segment node n, from its view; 0 or -errno. */
+static int header_of(struct node *n, struct xattr_hdr *h)
+{
+	struct bview *v;
+	int ret = check_view(n, &v);
+	if (ret < 0)
+		return ret == -ESTALE ? -ENOENT : ret;
+	const pfelf_shdr *sh;
+	const pfelf_phdr *ph;
+	h->machine = v->eh.machine;
+	h->osabi = v->eh.osabi;
+	if (n->kind == NK_SECTION && (ret = pfelf_section(v->f, (uint32_t)n->aux, &sh)) == 0)
+		h->sh = *sh;
+	else if (n->kind == NK_SEGMENT && (ret = pfelf_segment(v->f, (uint32_t)n->aux, &ph)) == 0)
+		h->ph = *ph;
+	pfelf_chdr ch;
+	if (ret == 0 && n->kind == NK_SECTION && meta_compressed(v, (uint32_t)n->aux, &ch)) {
+		h->compressed = true;
+		h->ch_type = ch.type;
+		h->ch_size = ch.size;
+	}
+	bincache_release(v);
+	return ret < 0 ? -EIO : 0;
+}
+
+static int value_of(struct node *n, const char *name, char *buf)
+{
+	if (!xattr_is_ours((enum node_kind)n->kind, name))
+		return -ENODATA;
+	struct xattr_hdr h = {0};
+	int ret = header_of(n, &h);
+	return ret < 0 ? ret : xattr_value((enum node_kind)n->kind, &h, name, buf);
+}
+
 void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct node *n = node_get(ino);
 	char buf[XATTR_VALUE_MAX];
-	int len = n ? xattr_value(n->kind, n->file, name, buf) : -ESTALE;
+	int len = n ? value_of(n, name, buf) : -ESTALE;
 	node_put(n);
 	if (len < 0)
 		fuse_reply_err(req, -len);
@@ -28,13 +71,12 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ESTALE);
 		return;
 	}
-	enum node_kind kind = n->kind;
-	struct nfile f = {0};
-	if (n->file)
-		f = *n->file; /* immutable; n may go at node_put */
+	enum node_kind kind = (enum node_kind)n->kind;
+	nodes_lock();
+	bool compressed = n->compressed;
+	nodes_unlock();
 	node_put(n);
-	f.text = NULL;
-	size_t len = xattr_list(kind, &f, NULL, 0);
+	size_t len = xattr_list(kind, compressed, NULL, 0);
 	if (size == 0) {
 		fuse_reply_xattr(req, len);
 		return;
@@ -48,7 +90,7 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	xattr_list(kind, &f, buf, len);
+	xattr_list(kind, compressed, buf, len);
 	fuse_reply_buf(req, buf, len);
 	free(buf);
 }

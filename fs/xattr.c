@@ -33,12 +33,17 @@ static size_t list_keys(const char *const *keys, char *buf, size_t size, size_t 
 	return len;
 }
 
-size_t xattr_list(enum node_kind kind, const struct nfile *f, char *buf, size_t size)
+size_t xattr_list(enum node_kind kind, bool compressed, char *buf, size_t size)
 {
 	size_t len = list_keys(keys_of(kind), buf, size, 0);
-	if (kind == NK_SECTION && f && f->compressed)
+	if (kind == NK_SECTION && compressed)
 		len = list_keys(ch_keys, buf, size, len);
 	return len;
+}
+
+bool xattr_is_ours(enum node_kind kind, const char *name)
+{
+	return keys_of(kind) && strncmp(name, PREFIX, strlen(PREFIX)) == 0;
 }
 
 static int hex(char *buf, uint64_t v)
@@ -51,7 +56,7 @@ static int dec(char *buf, uint64_t v)
 	return snprintf(buf, XATTR_VALUE_MAX, "%" PRIu64, v);
 }
 
-static int section_value(const struct nfile *f, const char *key, char *buf)
+static int section_value(const struct xattr_hdr *f, const char *key, char *buf)
 {
 	const pfelf_shdr *sh = &f->sh;
 	if (strcmp(key, "index") == 0)
@@ -82,7 +87,7 @@ static int section_value(const struct nfile *f, const char *key, char *buf)
 	return -ENODATA;
 }
 
-static int segment_value(const struct nfile *f, const char *key, char *buf)
+static int segment_value(const struct xattr_hdr *f, const char *key, char *buf)
 {
 	const pfelf_phdr *ph = &f->ph;
 	if (strcmp(key, "index") == 0)
@@ -106,12 +111,12 @@ static int segment_value(const struct nfile *f, const char *key, char *buf)
 	return -ENODATA;
 }
 
-int xattr_value(enum node_kind kind, const struct nfile *f, const char *name, char *buf)
+int xattr_value(enum node_kind kind, const struct xattr_hdr *h, const char *name, char *buf)
 {
-	if (!keys_of(kind) || !f || strncmp(name, PREFIX, strlen(PREFIX)) != 0)
+	if (!xattr_is_ours(kind, name) || !h)
 		return -ENODATA;
 	const char *key = name + strlen(PREFIX);
-	int ret = kind == NK_SECTION ? section_value(f, key, buf) : segment_value(f, key, buf);
+	int ret = kind == NK_SECTION ? section_value(h, key, buf) : segment_value(h, key, buf);
 	if (ret == -ENOSPC)
 		ret = (int)strlen(buf); /* cut to XATTR_VALUE_MAX - 1: never for real names */
 	return ret;
