@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 
-#define PT_INTERP    3
-#define SHT_NOBITS   8
 #define INTERP_MAX   4096
 #define HEADER_LINES 10
 #define ERR_SEC      1u /* error lines of infoplan.errs */

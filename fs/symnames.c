@@ -19,20 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define ET_REL         1
-#define ET_EXEC        2
-#define ET_DYN         3
-#define PT_LOAD        1
-#define SHT_NOBITS     8
-#define SHF_COMPRESSED 0x800
-#define STT_FUNC       2
-#define STT_SECTION    3
-#define STT_FILE       4
-#define STT_TLS        6
-#define STB_LOCAL      0
-#define SHN_XINDEX     0xffff
-#define EM_ARM         40
+#include <elf.h>
 
 /* The file range of a section-relative symbol of an ET_REL file. */
 static bool rel_range(pfelf_file *f, const pfelf_sym *s, uint64_t *off)

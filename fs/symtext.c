@@ -13,8 +13,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-#define STT_SECTION 3
+#include <elf.h>
 
 static const char *skip_blanks(const char *s)
 {

@@ -10,8 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SHT_NOBITS 8
+#include <elf.h>
 
 void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
 {

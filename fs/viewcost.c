@@ -10,22 +10,7 @@
 #include "membudget.h"
 
 #include <string.h>
-
-#define SHT_SYMTAB       2
-#define SHT_STRTAB       3
-#define SHT_HASH         5
-#define SHT_DYNAMIC      6
-#define SHT_NOTE         7
-#define SHT_NOBITS       8
-#define SHT_DYNSYM       11
-#define SHT_SYMTAB_SHNDX 18
-#define SHT_GNU_HASH     0x6ffffff6
-#define SHT_GNU_VERDEF   0x6ffffffd
-#define SHT_GNU_VERNEED  0x6ffffffe
-#define SHT_GNU_VERSYM   0x6fffffff
-#define PT_LOAD          1
-#define PT_DYNAMIC       2
-#define PT_NOTE          4
+#include <elf.h>
 
 #define KiB ((uint64_t)1 << 10)
 #define MiB ((uint64_t)1 << 20)
@@ -53,10 +38,6 @@
  * its entries and their index, hash and version tables lie in PT_LOADs;
  * 5 times the largest bounds them. */
 #define LOAD_FACTOR 5
-#define DT_NULL     0
-#define DT_STRTAB   5
-#define DT_SYMTAB   6
-#define DT_STRSZ    10
 
 /* The capacity of an array grown by doubling from 16 to hold n. */
 static uint64_t pow2_at_least(uint64_t n)
@@ -169,9 +150,9 @@ static uint64_t section_meta(const pfelf_shdr *sh, uint32_t shstrndx)
 		return sh->size;
 	case SHT_HASH:
 	case SHT_GNU_HASH:
-	case SHT_GNU_VERDEF:
-	case SHT_GNU_VERNEED:
-	case SHT_GNU_VERSYM:
+	case SHT_GNU_verdef:
+	case SHT_GNU_verneed:
+	case SHT_GNU_versym:
 		return sh->size * WIDE_FACTOR;
 	}
 	return 0;

@@ -14,10 +14,9 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#define SHF_COMPRESSED 0x800
-#define CHDR32_SIZE    12
-#define CHDR64_SIZE    24
-#define ZDEBUG_HDR     12
+#define CHDR32_SIZE 12
+#define CHDR64_SIZE 24
+#define ZDEBUG_HDR  12
 
 static int legacy_chdr(pfelf_file *f, const pfelf_shdr *s, pfelf_chdr *out)
 {
@@ -48,7 +47,7 @@ PFELF_API int pfelf_section_chdr(pfelf_file *f, uint32_t index, pfelf_chdr *out)
 		return ret;
 	if (!out)
 		return -EINVAL;
-	if (s->type == PFELF__SHT_NOBITS)
+	if (s->type == SHT_NOBITS)
 		return -ENODATA;
 	if (s->status & PFELF_ST_OUT_OF_FILE)
 		return -EINVAL;

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PT_LOAD 1
-
 PFELF_API int pfelf_get_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
 {
 	if (!ref || !pfelf__range_ok(f->size, off, len))

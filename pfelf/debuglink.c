@@ -19,8 +19,7 @@ static int copy_named(pfelf_file *f, const char *name, uint8_t **out, size_t *le
 		return 0;
 	if (ret < 0)
 		return ret;
-	if (s->type == PFELF__SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE) ||
-	    s->size > MAX_LINK)
+	if (s->type == SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE) || s->size > MAX_LINK)
 		return 0;
 	ret = pfelf__copy_table(f, s->offset, s->size, out);
 	if (ret == 0)

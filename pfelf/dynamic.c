@@ -6,10 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PT_DYNAMIC  2
-#define DT_NULL     0
-#define DT_FLAGS_1  0x6ffffffb
-#define DF_1_PIE    0x08000000
 #define MAX_DYNAMIC ((size_t)1 << 20) /* bytes of dynamic entries looked at */
 
 static int flags1_pie(pfelf_file *f, const pfelf_phdr *p)

@@ -6,14 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DT_NULL        0
-#define DT_NEEDED      1
-#define DT_STRTAB      5
-#define DT_STRSZ       10
-#define DT_SONAME      14
-#define DT_RPATH       15
-#define DT_RUNPATH     29
-#define DT_FLAGS_1     0x6ffffffb
 #define MAX_DYN_ENTS   65536u
 #define MAX_INTERP_LEN 65536u
 
@@ -24,9 +16,9 @@ static int dyn_range(pfelf_file *f, uint64_t *off, uint64_t *len, const pfelf_sh
 	if (n < 0)
 		return n;
 	int sn = pfelf_section_count(f);
-	*sec = sn > 0 ? pfelf__section_of_type(f, PFELF__SHT_DYNAMIC, UINT32_MAX) : NULL;
+	*sec = sn > 0 ? pfelf__section_of_type(f, SHT_DYNAMIC, UINT32_MAX) : NULL;
 	for (uint32_t i = 0; i < (uint32_t)n; i++) {
-		if (f->ph[i].type != PFELF__PT_DYNAMIC)
+		if (f->ph[i].type != PT_DYNAMIC)
 			continue;
 		if (f->ph[i].status & PFELF_ST_OUT_OF_FILE)
 			return -ERANGE;
@@ -91,7 +83,7 @@ static int load_strings(pfelf_file *f, struct pfelf__dyn *d, const pfelf_shdr *s
 	if (!sec || sec->link == 0 || sec->link >= f->eh.shnum)
 		return 0;
 	const pfelf_shdr *s = &f->sh[sec->link];
-	if (s->type != PFELF__SHT_STRTAB || (s->status & PFELF_ST_OUT_OF_FILE))
+	if (s->type != SHT_STRTAB || (s->status & PFELF_ST_OUT_OF_FILE))
 		return 0;
 	int ret = pfelf__copy_table(f, s->offset, s->size, (uint8_t **)&d->str);
 	if (ret == 0)
@@ -103,7 +95,7 @@ static void load_interp(pfelf_file *f, struct pfelf__dyn *d)
 {
 	for (uint32_t i = 0; i < f->eh.phnum; i++) {
 		const pfelf_phdr *p = &f->ph[i];
-		if (p->type != PFELF__PT_INTERP)
+		if (p->type != PT_INTERP)
 			continue;
 		if ((p->status & PFELF_ST_OUT_OF_FILE) || p->filesz == 0 ||
 		    p->filesz > MAX_INTERP_LEN)
@@ -285,7 +277,7 @@ PFELF_API int pfelf_interpreter(pfelf_file *f, const char **path)
 		return 0;
 	}
 	for (uint32_t i = 0; i < f->eh.phnum; i++)
-		if (f->ph[i].type == PFELF__PT_INTERP)
+		if (f->ph[i].type == PT_INTERP)
 			return -EINVAL;
 	return -ENOENT;
 }

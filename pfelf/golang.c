@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PF_X         1
-#define PF_W         2
-#define PF_R         4
 #define BI_MAGIC     "\xff Go buildinf:"
 #define BI_MAGIC_LEN 14
 #define BI_ALIGN     16
@@ -28,7 +25,7 @@ static int section_range(pfelf_file *f, const char *name, uint64_t *off, uint64_
 	const pfelf_shdr *s;
 	if (pfelf_section_count(f) <= 0 || pfelf_section_by_name(f, name, &s) != 0)
 		return -ENOENT;
-	if (s->type == PFELF__SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE))
+	if (s->type == SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE))
 		return -EINVAL;
 	*off = s->offset;
 	*len = s->size;
@@ -46,7 +43,7 @@ static int buildinfo_range(pfelf_file *f, uint64_t *off, uint64_t *len)
 		return n;
 	for (uint32_t i = 0; i < (uint32_t)n; i++) {
 		const pfelf_phdr *p = &f->ph[i];
-		if (p->type != PFELF__PT_LOAD || (p->flags & (PF_X | PF_W)) != PF_W)
+		if (p->type != PT_LOAD || (p->flags & (PF_X | PF_W)) != PF_W)
 			continue;
 		if (p->status & PFELF_ST_OUT_OF_FILE)
 			return -EINVAL;
@@ -255,7 +252,7 @@ PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size)
 		return n;
 	for (uint32_t i = 0; i < (uint32_t)n; i++) {
 		const pfelf_phdr *p = &f->ph[i];
-		if (p->type != PFELF__PT_LOAD || (p->flags & (PF_W | PF_X)) || !(p->flags & PF_R))
+		if (p->type != PT_LOAD || (p->flags & (PF_W | PF_X)) || !(p->flags & PF_R))
 			continue;
 		if (p->status & PFELF_ST_OUT_OF_FILE)
 			return -EINVAL;

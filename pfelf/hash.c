@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DT_HASH     4
-#define DT_GNU_HASH 0x6ffffef5
 #define GNU_HDR     16
 #define CHUNK_WORDS 4096u
 
@@ -97,7 +95,7 @@ static int load_gnu(pfelf_file *f, struct pfelf__hash *h, const struct pfelf__sy
 {
 	uint64_t off;
 	uint32_t *hdr;
-	int ret = table_offset(f, t, PFELF__SHT_GNU_HASH, DT_GNU_HASH, &off);
+	int ret = table_offset(f, t, SHT_GNU_HASH, DT_GNU_HASH, &off);
 	if (ret < 0)
 		return ret == -ENOENT ? 0 : ret;
 	if ((ret = read_words(f, off, 4, &hdr)) < 0)
@@ -129,7 +127,7 @@ static int load_sysv(pfelf_file *f, struct pfelf__hash *h, const struct pfelf__s
 {
 	uint64_t off;
 	uint32_t *hdr;
-	int ret = table_offset(f, t, PFELF__SHT_HASH, DT_HASH, &off);
+	int ret = table_offset(f, t, SHT_HASH, DT_HASH, &off);
 	if (ret < 0)
 		return ret == -ENOENT ? 0 : ret;
 	if ((ret = read_words(f, off, 2, &hdr)) < 0)
@@ -177,7 +175,7 @@ static void consider(pfelf_file *f, struct pfelf__symtab *t, const struct pfelf_
 {
 	pfelf_sym s;
 	pfelf__sym_decode(f, t, i, &s);
-	if (s.shndx == PFELF__SHN_UNDEF || s.bind == 0 /* STB_LOCAL */ ||
+	if (s.shndx == SHN_UNDEF || s.bind == 0 /* STB_LOCAL */ ||
 	    (s.status & PFELF_SYM_BAD_NAME) || strcmp(s.name, name) != 0)
 		return;
 	pfelf__sym_version(v, t, &s);

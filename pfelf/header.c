@@ -7,8 +7,6 @@
 #define EHDR64_SIZE 64
 #define SHDR32_SIZE 40
 #define SHDR64_SIZE 64
-#define PN_XNUM     0xffff
-#define SHN_XINDEX  0xffff
 
 int pfelf__read_range(pfelf_file *f, uint64_t off, void *buf, size_t len)
 {

@@ -110,7 +110,7 @@ int pfelf__vaddr_to_off(pfelf_file *f, uint64_t vaddr, uint64_t len, uint64_t *o
 		return n;
 	for (uint32_t i = 0; i < (uint32_t)n; i++) {
 		const pfelf_phdr *p = &f->ph[i];
-		if (p->type != PFELF__PT_LOAD || (p->status & PFELF_ST_OUT_OF_FILE))
+		if (p->type != PT_LOAD || (p->status & PFELF_ST_OUT_OF_FILE))
 			continue;
 		if (vaddr < p->vaddr || vaddr - p->vaddr > p->filesz)
 			continue;

@@ -16,27 +16,6 @@
 /* Largest table (symbols, strings, hash, versions, notes) copied out. */
 #define PFELF__MAX_TABLE ((size_t)256 << 20)
 
-/* ELF constants used by more than one module. */
-#define PFELF__SHT_SYMTAB       2
-#define PFELF__SHT_STRTAB       3
-#define PFELF__SHT_HASH         5
-#define PFELF__SHT_DYNAMIC      6
-#define PFELF__SHT_NOTE         7
-#define PFELF__SHT_NOBITS       8
-#define PFELF__SHT_DYNSYM       11
-#define PFELF__SHT_SYMTAB_SHNDX 18
-#define PFELF__SHT_GNU_HASH     0x6ffffff6
-#define PFELF__SHT_GNU_VERDEF   0x6ffffffd
-#define PFELF__SHT_GNU_VERNEED  0x6ffffffe
-#define PFELF__SHT_GNU_VERSYM   0x6fffffff
-#define PFELF__PT_LOAD          1
-#define PFELF__PT_DYNAMIC       2
-#define PFELF__PT_INTERP        3
-#define PFELF__PT_NOTE          4
-#define PFELF__SHN_UNDEF        0
-#define PFELF__SHN_LORESERVE    0xff00
-#define PFELF__SHN_XINDEX       0xffff
-
 /* One symbol table: raw entries and the string table, both copies. */
 struct pfelf__symtab {
 	uint32_t section; /* its section index; 0 when found through PT_DYNAMIC */

@@ -4,18 +4,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#define EM_MIPS        8
-#define EM_MIPS_RS3_LE 10
-#define EM_PARISC      15
-#define EM_PPC         20
-#define EM_PPC64       21
-#define EM_ARM         40
-#define EM_IA_64       50
-#define EM_X86_64      62
-#define EM_AARCH64     183
-#define EM_RISCV       243
-#define EM_S390        22
-
 struct name {
 	uint32_t value;
 	const char *name;

@@ -7,14 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ET_CORE         4
 #define NOTE_HDR        12
 #define MAX_NOTES_BYTES ((size_t)64 << 20)
-#define NT_GNU_BUILD_ID 3
-#define NT_GNU_PROPERTY 5
-#define NT_GO_BUILDID   4
-#define NT_PRSTATUS     1
-#define NT_FILE         0x46494c45u
 
 /* A growing copy of every note's name and descriptor. */
 struct builder {
@@ -121,7 +115,7 @@ static int from_sections(pfelf_file *f, struct builder *b, bool *found)
 {
 	for (uint32_t i = 1; i < f->eh.shnum; i++) {
 		const pfelf_shdr *s = &f->sh[i];
-		if (s->type != PFELF__SHT_NOTE)
+		if (s->type != SHT_NOTE)
 			continue;
 		*found = true;
 		if (s->status & PFELF_ST_OUT_OF_FILE)
@@ -140,7 +134,7 @@ static int from_segments(pfelf_file *f, struct builder *b)
 		return n;
 	for (uint32_t i = 0; i < (uint32_t)n; i++) {
 		const pfelf_phdr *p = &f->ph[i];
-		if (p->type != PFELF__PT_NOTE || (p->status & PFELF_ST_OUT_OF_FILE))
+		if (p->type != PT_NOTE || (p->status & PFELF_ST_OUT_OF_FILE))
 			continue;
 		int ret = add_region(f, b, p->offset, p->filesz, p->align, i, true);
 		if (ret < 0)
@@ -268,7 +262,7 @@ static int walk_properties(pfelf_file *f, uint32_t want, pfelf_gnu_property *out
 	uint32_t seen = 0;
 	size_t a = f->is64 ? 8 : 4;
 	for (uint32_t k = 0;; k++) {
-		int ret = find_note(f, "GNU", NT_GNU_PROPERTY, k, &note);
+		int ret = find_note(f, "GNU", NT_GNU_PROPERTY_TYPE_0, k, &note);
 		if (ret == -ENOENT)
 			break;
 		if (ret < 0)

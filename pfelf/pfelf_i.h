@@ -4,6 +4,7 @@
 
 #include "pfelf.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,6 +15,11 @@
 #include <sys/stat.h>
 
 #define PFELF_HIDDEN __attribute__((visibility("hidden")))
+
+/* ELF constants: glibc's <elf.h>, included above. The few it lacks: */
+#define NT_GO_BUILDID 4      /* note "Go": the Go toolchain's build id */
+#define VERSYM_HIDDEN 0x8000 /* .gnu.version entry: hidden (not default) */
+#define VERSYM_INDEX  0x7fff /* .gnu.version entry: the version index */
 
 /* ------------------------------------------------------------ byte access */
 

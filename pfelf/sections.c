@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHT_NOBITS     8
 #define MAX_NAME_TABLE ((size_t)64 << 20) /* larger name tables are refused */
 /* Bytes read ahead of the section header table with it: linkers put the
  * name table right before it, so one read usually brings both. */

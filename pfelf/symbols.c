@@ -8,10 +8,6 @@
 
 #define SYM32_SIZE 16
 #define SYM64_SIZE 24
-#define DT_STRTAB  5
-#define DT_SYMTAB  6
-#define DT_STRSZ   10
-#define DT_SYMENT  11
 
 int pfelf__dynsym_count_from_hash(pfelf_file *f, const struct pfelf__dyn *d,
                                   uint32_t *count) PFELF_HIDDEN;
@@ -52,7 +48,7 @@ static int load_section_strings(pfelf_file *f, struct pfelf__symtab *t, uint32_t
 	if (link == 0 || link >= f->eh.shnum)
 		return 0;
 	const pfelf_shdr *s = &f->sh[link];
-	if (s->type == PFELF__SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE))
+	if (s->type == SHT_NOBITS || (s->status & PFELF_ST_OUT_OF_FILE))
 		return 0;
 	int ret = pfelf__copy_table(f, s->offset, s->size, (uint8_t **)&t->str);
 	if (ret == -EINVAL)
@@ -65,7 +61,7 @@ static int load_section_strings(pfelf_file *f, struct pfelf__symtab *t, uint32_t
 /* The SHT_SYMTAB_SHNDX section that extends table section index. */
 static int load_xindex(pfelf_file *f, struct pfelf__symtab *t, uint32_t index)
 {
-	const pfelf_shdr *s = pfelf__section_of_type(f, PFELF__SHT_SYMTAB_SHNDX, index);
+	const pfelf_shdr *s = pfelf__section_of_type(f, SHT_SYMTAB_SHNDX, index);
 	if (!s || (s->status & PFELF_ST_OUT_OF_FILE))
 		return 0;
 	uint64_t n = s->size / 4;
@@ -80,7 +76,7 @@ static int load_xindex(pfelf_file *f, struct pfelf__symtab *t, uint32_t index)
 static int load_from_section(pfelf_file *f, struct pfelf__symtab *t, const pfelf_shdr *s)
 {
 	t->section = s->index;
-	if (s->type == PFELF__SHT_NOBITS || s->size == 0)
+	if (s->type == SHT_NOBITS || s->size == 0)
 		return 0;
 	if (s->status & PFELF_ST_OUT_OF_FILE || s->entsize == 0)
 		return -EINVAL;
@@ -129,7 +125,7 @@ static int load_table(pfelf_file *f, int which)
 	int n = pfelf_section_count(f);
 	if (n < 0)
 		return n;
-	uint32_t type = which == PFELF_SYMTAB ? PFELF__SHT_SYMTAB : PFELF__SHT_DYNSYM;
+	uint32_t type = which == PFELF_SYMTAB ? SHT_SYMTAB : SHT_DYNSYM;
 	const pfelf_shdr *s = pfelf__section_of_type(f, type, UINT32_MAX);
 	int ret = 0;
 	if (s)
@@ -168,7 +164,7 @@ int pfelf__symtab_get(pfelf_file *f, int which, struct pfelf__symtab **out)
 static uint32_t resolve_shndx(const pfelf_file *f, const struct pfelf__symtab *t, uint32_t i,
                               uint16_t raw, uint32_t *status)
 {
-	if (raw != PFELF__SHN_XINDEX)
+	if (raw != SHN_XINDEX)
 		return raw;
 	if (t->xndx && i < t->xndx_count)
 		return pfelf__u32(t->xndx + (size_t)i * 4, f->msb);

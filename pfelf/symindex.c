@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STT_NOTYPE    0
-#define STT_OBJECT    1
-#define STT_FUNC      2
-#define STT_COMMON    5
-#define STT_GNU_IFUNC 10
-
 struct sort_ctx {
 	const pfelf_file *f;
 	const struct pfelf__symtab *t;
@@ -79,7 +73,7 @@ static void decode(pfelf_file *f, struct pfelf__symtab *t, const struct pfelf__v
 
 static int rank_of(const pfelf_sym *s)
 {
-	if (s->shndx == PFELF__SHN_UNDEF)
+	if (s->shndx == SHN_UNDEF)
 		return 1;
 	return (s->versym & 0x8000) ? 2 : 3;
 }
@@ -123,9 +117,9 @@ PFELF_API int pfelf_symbol_find(pfelf_file *f, enum pfelf_symtab_kind k, const c
 
 static bool addr_indexed(const pfelf_sym *s)
 {
-	bool in_section = s->shndx != PFELF__SHN_UNDEF &&
-	                  (s->shndx < PFELF__SHN_LORESERVE || (s->raw_shndx == PFELF__SHN_XINDEX &&
-	                                                       !(s->status & PFELF_SYM_BAD_SHNDX)));
+	bool in_section = s->shndx != SHN_UNDEF &&
+	                  (s->shndx < SHN_LORESERVE ||
+	                   (s->raw_shndx == SHN_XINDEX && !(s->status & PFELF_SYM_BAD_SHNDX)));
 	bool typed = s->type == STT_NOTYPE || s->type == STT_OBJECT || s->type == STT_FUNC ||
 	             s->type == STT_COMMON || s->type == STT_GNU_IFUNC;
 	return in_section && typed && s->size > 0;

@@ -6,20 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define ELFOSABI_GNU     3
-#define ELFOSABI_FREEBSD 9
-#define EM_SPARCV9       43
-#define EM_PARISC        15
-#define EM_ARM           40
-#define EM_X86_64        62
-#define EM_MIPS          8
-#define EM_TI_C6000      140
-#define EM_IA_64         50
-#define EM_L1OM          180
-#define EM_K1OM          181
-#define ELFOSABI_HPUX    1
-#define STT_SECTION      3
-
 static const char *const type_names[] = {"NOTYPE", "OBJECT", "FUNC", "SECTION", "FILE",
                                          "COMMON", "TLS",    "RELC", "SRELC"};
 
@@ -76,7 +62,7 @@ static const char *special_shndx(const pfelf_file *f, uint32_t x)
 	uint16_t m = f->eh.machine;
 	if (x == 0xff00 && m == EM_IA_64 && f->eh.osabi == ELFOSABI_HPUX)
 		return "ANSI_COM";
-	if (x == 0xff02 && (m == EM_X86_64 || m == EM_L1OM || m == EM_K1OM))
+	if (x == 0xff02 && (m == EM_X86_64 || m == EM_L10M || m == EM_K10M))
 		return "LARGE_COM";
 	if ((x == 0xff03 && m == EM_MIPS) || (x == 0xff00 && m == EM_TI_C6000))
 		return "SCOM";
@@ -88,8 +74,8 @@ static const char *special_shndx(const pfelf_file *f, uint32_t x)
 PFELF_API int pfelf_symbol_shndx_name(pfelf_file *f, const pfelf_sym *s, char *buf, size_t buflen)
 {
 	uint32_t x = s->shndx;
-	bool extended = s->raw_shndx == PFELF__SHN_XINDEX && !(s->status & PFELF_SYM_BAD_SHNDX);
-	if (!extended && x >= PFELF__SHN_LORESERVE) {
+	bool extended = s->raw_shndx == SHN_XINDEX && !(s->status & PFELF_SYM_BAD_SHNDX);
+	if (!extended && x >= SHN_LORESERVE) {
 		const char *name = special_shndx(f, x);
 		if (x == 0xfff1)
 			name = "ABS";

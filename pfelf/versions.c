@@ -9,17 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DT_VERSYM     0x6ffffff0
-#define DT_VERDEF     0x6ffffffc
-#define DT_VERNEED    0x6ffffffe
-#define VER_FLG_BASE  1
-#define VERSYM_HIDDEN 0x8000
-#define VERSYM_INDEX  0x7fff
-#define VERDEF_SIZE   20
-#define VERDAUX_SIZE  8
-#define VERNEED_SIZE  16
-#define VERNAUX_SIZE  16
-#define MAX_REGION    ((uint64_t)1 << 24) /* bytes of a version table looked at */
+#define VERDEF_SIZE  20
+#define VERDAUX_SIZE 8
+#define VERNEED_SIZE 16
+#define VERNAUX_SIZE 16
+#define MAX_REGION   ((uint64_t)1 << 24) /* bytes of a version table looked at */
 
 /* A byte range of the file holding a version table. */
 struct region {
@@ -32,8 +26,8 @@ static int span_at(pfelf_file *f, uint64_t vaddr, uint64_t *off, uint64_t *len)
 {
 	for (uint32_t i = 0; i < f->eh.phnum; i++) {
 		const pfelf_phdr *p = &f->ph[i];
-		if (p->type != PFELF__PT_LOAD || (p->status & PFELF_ST_OUT_OF_FILE) ||
-		    vaddr < p->vaddr || vaddr - p->vaddr >= p->filesz)
+		if (p->type != PT_LOAD || (p->status & PFELF_ST_OUT_OF_FILE) || vaddr < p->vaddr ||
+		    vaddr - p->vaddr >= p->filesz)
 			continue;
 		*off = p->offset + (vaddr - p->vaddr);
 		*len = p->filesz - (vaddr - p->vaddr);
@@ -141,7 +135,7 @@ static int parse_needs(pfelf_file *f, struct pfelf__versions *v, const struct re
 static int load_versym(pfelf_file *f, struct pfelf__versions *v, const struct pfelf__symtab *t)
 {
 	struct region r = {0};
-	int ret = load_region(f, t, PFELF__SHT_GNU_VERSYM, DT_VERSYM, &r);
+	int ret = load_region(f, t, SHT_GNU_versym, DT_VERSYM, &r);
 	if (ret < 0 || !r.p)
 		return ret;
 	v->versym = r.p;
@@ -160,9 +154,9 @@ static int load_versions(pfelf_file *f)
 	struct region d = {0}, n = {0};
 	ret = load_versym(f, v, t);
 	if (ret == 0 && v->versym)
-		ret = load_region(f, t, PFELF__SHT_GNU_VERDEF, DT_VERDEF, &d);
+		ret = load_region(f, t, SHT_GNU_verdef, DT_VERDEF, &d);
 	if (ret == 0 && v->versym)
-		ret = load_region(f, t, PFELF__SHT_GNU_VERNEED, DT_VERNEED, &n);
+		ret = load_region(f, t, SHT_GNU_verneed, DT_VERNEED, &n);
 	if (ret == 0 && d.p)
 		ret = parse_defs(f, v, &d);
 	if (ret == 0 && n.p)
@@ -226,7 +220,7 @@ void pfelf__sym_version(const struct pfelf__versions *v, const struct pfelf__sym
 	if (s->versym == 0)
 		return;
 	uint16_t max_ndx = 0;
-	if (s->shndx != PFELF__SHN_UNDEF && s->versym != 0x8001 && v->has_defs &&
+	if (s->shndx != SHN_UNDEF && s->versym != 0x8001 && v->has_defs &&
 	    from_defs(v, t, s, &max_ndx))
 		return;
 	if (!v->has_needs)
