@@ -1,8 +1,10 @@
-/* The dynamic section as a whole: its entries, its string table, the
- * names it gives (needed, soname, rpath, runpath), DT_FLAGS_1, and the
+/* The dynamic section as a whole, parsed once: its entries, its string
+ * table, the names it gives (needed, soname, rpath, runpath), DT_FLAGS_1
+ * and what it says of the file (PIE, readelf's type line), and the
  * PT_INTERP interpreter. */
 #include "meta_i.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,4 +282,27 @@ PFELF_API int pfelf_interpreter(pfelf_file *f, const char **path)
 		if (f->ph[i].type == PT_INTERP)
 			return -EINVAL;
 	return -ENOENT;
+}
+
+PFELF_API int pfelf_is_pie(pfelf_file *f)
+{
+	if (f->eh.type != ET_DYN)
+		return 0;
+	int ret = pfelf_segment_count(f);
+	if (ret < 0)
+		return ret;
+	uint64_t flags;
+	ret = pfelf_dynamic_flags_1(f, &flags);
+	if (ret == -ENOENT || ret == -EINVAL) /* no DT_FLAGS_1, or PT_DYNAMIC out of the file */
+		return 0;
+	return ret < 0 ? ret : (flags & DF_1_PIE) != 0;
+}
+
+PFELF_API int pfelf_file_type_name(pfelf_file *f, char *buf, size_t buflen)
+{
+	if (pfelf_is_pie(f) == 1) {
+		int n = snprintf(buf, buflen, "DYN (Position-Independent Executable file)");
+		return (size_t)n >= buflen ? -ENOSPC : n;
+	}
+	return pfelf_type_name(f->eh.type, buf, buflen);
 }

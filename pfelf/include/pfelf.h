@@ -303,9 +303,11 @@ PFELF_API int pfelf_segment_count(pfelf_file *f);
 PFELF_API int pfelf_segment(pfelf_file *f, uint32_t index, const pfelf_phdr **out);
 
 /**
- * 1 when f is a position-independent executable (ET_DYN whose PT_DYNAMIC
- * has DT_FLAGS_1 with DF_1_PIE, readelf's rule), 0 otherwise. Errors:
- * those of pfelf_segment_count, -EIO, -ENOMEM.
+ * 1 when f is a position-independent executable (ET_DYN whose dynamic
+ * entries have DT_FLAGS_1 with DF_1_PIE, readelf's rule; the entries of
+ * pfelf_dynamic_flags_1, parsed once), 0 otherwise (also when PT_DYNAMIC
+ * lies outside the file). Errors: those of pfelf_segment_count, -EIO,
+ * -ENOMEM.
  */
 PFELF_API int pfelf_is_pie(pfelf_file *f);
 
