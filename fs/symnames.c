@@ -34,23 +34,6 @@ static bool rel_range(pfelf_file *f, const pfelf_sym *s, uint64_t *off)
 	return true;
 }
 
-/* The file range of an address through the PT_LOAD segments. */
-static bool load_range(const struct bview *v, uint64_t addr, uint64_t size, uint64_t *off)
-{
-	for (uint32_t i = 0; i < v->nseg; i++) {
-		const pfelf_phdr *ph;
-		if (pfelf_segment(v->f, i, &ph) < 0 || ph->type != PT_LOAD ||
-		    (ph->status & PFELF_ST_OUT_OF_FILE))
-			continue;
-		if (addr < ph->vaddr || addr - ph->vaddr >= ph->filesz ||
-		    size > ph->filesz - (addr - ph->vaddr))
-			continue;
-		*off = ph->offset + (addr - ph->vaddr);
-		return true;
-	}
-	return false;
-}
-
 /* Whether s gets a file, and its range. */
 static bool sym_range(const struct bview *v, const pfelf_sym *s, uint64_t *off)
 {
@@ -66,7 +49,7 @@ static bool sym_range(const struct bview *v, const pfelf_sym *s, uint64_t *off)
 	uint64_t addr = s->value;
 	if (v->eh.machine == EM_ARM && s->type == STT_FUNC)
 		addr &= ~(uint64_t)1; /* Thumb bit */
-	if (!load_range(v, addr, s->size, off))
+	if (pfelf_vaddr_to_offset(v->f, addr, s->size, off) < 0)
 		return false;
 	return *off <= v->fsize && s->size <= v->fsize - *off;
 }

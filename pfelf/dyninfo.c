@@ -75,7 +75,7 @@ static int load_strings(pfelf_file *f, struct pfelf__dyn *d, const pfelf_shdr *s
 {
 	uint64_t addr, size, off;
 	if (pfelf__dyn_find(d, DT_STRTAB, &addr) && pfelf__dyn_find(d, DT_STRSZ, &size) &&
-	    pfelf__vaddr_to_off(f, addr, size, &off) == 0) {
+	    pfelf_vaddr_to_offset(f, addr, size, &off) == 0) {
 		int ret = pfelf__copy_table(f, off, size, (uint8_t **)&d->str);
 		if (ret != -EINVAL) {
 			d->str_len = ret == 0 ? (size_t)size : 0;

@@ -51,7 +51,7 @@ static int table_offset(pfelf_file *f, const struct pfelf__symtab *t, uint32_t t
 		return ret == -EINVAL ? -ENOENT : ret;
 	if (!pfelf__dyn_find(d, tag, &addr))
 		return -ENOENT;
-	ret = pfelf__vaddr_to_off(f, addr, GNU_HDR, off);
+	ret = pfelf_vaddr_to_offset(f, addr, GNU_HDR, off);
 	return ret == -EFAULT ? -EINVAL : ret;
 }
 
@@ -300,7 +300,7 @@ int pfelf__dynsym_count_from_hash(pfelf_file *f, const struct pfelf__dyn *d, uin
 {
 	uint64_t addr, off;
 	uint32_t *hdr;
-	if (pfelf__dyn_find(d, DT_HASH, &addr) && pfelf__vaddr_to_off(f, addr, 8, &off) == 0) {
+	if (pfelf__dyn_find(d, DT_HASH, &addr) && pfelf_vaddr_to_offset(f, addr, 8, &off) == 0) {
 		int ret = read_words(f, off, 2, &hdr);
 		if (ret < 0)
 			return ret;
@@ -308,7 +308,7 @@ int pfelf__dynsym_count_from_hash(pfelf_file *f, const struct pfelf__dyn *d, uin
 		free(hdr);
 		return 0;
 	}
-	if (pfelf__dyn_find(d, DT_GNU_HASH, &addr) && pfelf__vaddr_to_off(f, addr, 16, &off) == 0)
+	if (pfelf__dyn_find(d, DT_GNU_HASH, &addr) && pfelf_vaddr_to_offset(f, addr, 16, &off) == 0)
 		return gnu_count(f, off, count);
 	*count = 0;
 	return 0;

@@ -1,5 +1,5 @@
 /* The metadata block of a handle and the helpers its modules share:
- * bounded table copies, virtual address translation, section search. */
+ * bounded table copies, section search. */
 #include "meta_i.h"
 
 #include <stdlib.h>
@@ -101,26 +101,6 @@ int pfelf__copy_table(pfelf_file *f, uint64_t off, uint64_t len, uint8_t **out)
 	buf[len] = 0;
 	*out = buf;
 	return 0;
-}
-
-int pfelf__vaddr_to_off(pfelf_file *f, uint64_t vaddr, uint64_t len, uint64_t *off)
-{
-	int n = pfelf_segment_count(f);
-	if (n < 0)
-		return n;
-	for (uint32_t i = 0; i < (uint32_t)n; i++) {
-		const pfelf_phdr *p = &f->ph[i];
-		if (p->type != PT_LOAD || (p->status & PFELF_ST_OUT_OF_FILE))
-			continue;
-		if (vaddr < p->vaddr || vaddr - p->vaddr > p->filesz)
-			continue;
-		uint64_t in = vaddr - p->vaddr;
-		if (len > p->filesz - in)
-			continue;
-		*off = p->offset + in;
-		return 0;
-	}
-	return -EFAULT;
 }
 
 const pfelf_shdr *pfelf__section_of_type(pfelf_file *f, uint32_t type, uint32_t link_to)

@@ -152,9 +152,6 @@ const char *pfelf__sym_str(const struct pfelf__symtab *t, uint32_t off) PFELF_HI
 int pfelf__dyn_get(pfelf_file *f, const struct pfelf__dyn **out) PFELF_HIDDEN;
 /* The value of the first dynamic entry tagged tag: true when found. */
 bool pfelf__dyn_find(const struct pfelf__dyn *d, uint64_t tag, uint64_t *val) PFELF_HIDDEN;
-/* The file offset of [vaddr, vaddr+len) through the PT_LOAD that holds
- * all its file bytes: 0, -EFAULT (no such PT_LOAD) or -errno. */
-int pfelf__vaddr_to_off(pfelf_file *f, uint64_t vaddr, uint64_t len, uint64_t *off) PFELF_HIDDEN;
 /* Copy [off, off+len) into a new buffer of len + 1 bytes, the last one
  * NUL: 0, -EINVAL (outside the file or larger than PFELF__MAX_TABLE),
  * -EIO or -ENOMEM. */

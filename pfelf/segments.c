@@ -1,4 +1,5 @@
-/* The program header table, loaded on first use. */
+/* The program header table, loaded on first use, and virtual address to
+ * file offset through its PT_LOAD entries. */
 #include "pfelf_i.h"
 
 #include <stdlib.h>
@@ -78,4 +79,24 @@ PFELF_API int pfelf_segment(pfelf_file *f, uint32_t index, const pfelf_phdr **ou
 		return -ENOENT;
 	*out = &f->ph[index];
 	return 0;
+}
+
+PFELF_API int pfelf_vaddr_to_offset(pfelf_file *f, uint64_t vaddr, uint64_t len, uint64_t *off)
+{
+	int n = pfelf_segment_count(f);
+	if (n < 0)
+		return n;
+	for (uint32_t i = 0; i < (uint32_t)n; i++) {
+		const pfelf_phdr *p = &f->ph[i];
+		if (p->type != PT_LOAD || (p->status & PFELF_ST_OUT_OF_FILE))
+			continue;
+		if (vaddr < p->vaddr || vaddr - p->vaddr > p->filesz)
+			continue;
+		uint64_t in = vaddr - p->vaddr;
+		if (len > p->filesz - in)
+			continue;
+		*off = p->offset + in;
+		return 0;
+	}
+	return -EFAULT;
 }

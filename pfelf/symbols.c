@@ -105,7 +105,7 @@ static int load_from_dynamic(pfelf_file *f, struct pfelf__symtab *t)
 		return ret;
 	if (stride == 0 || count > PFELF__MAX_TABLE / stride)
 		return -EINVAL;
-	ret = pfelf__vaddr_to_off(f, symaddr, (uint64_t)count * stride, &off);
+	ret = pfelf_vaddr_to_offset(f, symaddr, (uint64_t)count * stride, &off);
 	if (ret < 0)
 		return ret == -EFAULT ? -EINVAL : ret;
 	ret = load_entries(f, t, off, count, stride);

@@ -303,6 +303,16 @@ PFELF_API int pfelf_segment_count(pfelf_file *f);
 PFELF_API int pfelf_segment(pfelf_file *f, uint32_t index, const pfelf_phdr **out);
 
 /**
+ * The file offset of the virtual addresses [vaddr, vaddr + len): through
+ * the first PT_LOAD (in program header order) that lies inside the file and
+ * whose file bytes [p_vaddr, p_vaddr + p_filesz) hold all of them (len 0:
+ * vaddr may be the end of those bytes). *off is set only on success.
+ * Returns 0; -EFAULT when no such PT_LOAD exists (addresses of .bss, or of
+ * no segment); errors of pfelf_segment_count.
+ */
+PFELF_API int pfelf_vaddr_to_offset(pfelf_file *f, uint64_t vaddr, uint64_t len, uint64_t *off);
+
+/**
  * 1 when f is a position-independent executable (ET_DYN whose dynamic
  * entries have DT_FLAGS_1 with DF_1_PIE, readelf's rule; the entries of
  * pfelf_dynamic_flags_1, parsed once), 0 otherwise (also when PT_DYNAMIC

@@ -1,7 +1,8 @@
 /*
  * Program headers (pfelf/segments.c): pfelf_segment_count, pfelf_segment
  * and the out-of-file status, against readelf -lW for every fixture and
- * every backend; PN_XNUM and files without section headers.
+ * every backend; PN_XNUM and files without section headers;
+ * pfelf_vaddr_to_offset against readelf's LOAD entries.
  */
 #include "backends.h"
 #include "compare.h"
@@ -100,12 +101,80 @@ static void test_out_of_range(void **state)
 	tb_close(&h);
 }
 
+/* The first LOAD of readelf's table inside the file whose file bytes hold
+ * [vaddr, vaddr + len): its offset for vaddr, or -EFAULT. */
+static int expected_offset(const struct re_file *rf, uint64_t fsize, uint64_t vaddr, uint64_t len,
+                           uint64_t *off)
+{
+	for (size_t i = 0; i < rf->nseg; i++) {
+		const struct re_segment *r = &rf->seg[i];
+		if (strcmp(r->type, "LOAD") != 0 || r->off > fsize || r->filesz > fsize - r->off)
+			continue;
+		if (vaddr < r->vaddr || vaddr - r->vaddr > r->filesz ||
+		    len > r->filesz - (vaddr - r->vaddr))
+			continue;
+		*off = r->off + (vaddr - r->vaddr);
+		return 0;
+	}
+	return -EFAULT;
+}
+
+static void check_vaddr(const struct re_file *rf, uint64_t fsize, pfelf_file *f, uint64_t vaddr,
+                        uint64_t len)
+{
+	uint64_t want = 0, got = 0;
+	int ret = expected_offset(rf, fsize, vaddr, len, &want);
+	assert_ret(pfelf_vaddr_to_offset(f, vaddr, len, &got), ret);
+	if (ret == 0)
+		assert_int_equal(got, want);
+}
+
+/* Every LOAD's first and last byte, its end, one past it, a range one byte
+ * too long, and an address below every segment. */
+static void check_vaddr_to_offset(const char *name, enum tb_backend b)
+{
+	const char *path = tb_fixture(name);
+	uint64_t fsize = tb_file_size(path);
+	struct re_file rf;
+	struct tb_handle h;
+	uint64_t off = 42;
+	size_t loads = 0;
+
+	re_load(path, &rf);
+	tb_open_ok(path, b, &h);
+	for (size_t i = 0; i < rf.nseg; i++) {
+		const struct re_segment *r = &rf.seg[i];
+		if (strcmp(r->type, "LOAD") != 0)
+			continue;
+		loads++;
+		check_vaddr(&rf, fsize, h.f, r->vaddr, 0);
+		check_vaddr(&rf, fsize, h.f, r->vaddr, r->filesz);
+		check_vaddr(&rf, fsize, h.f, r->vaddr, r->filesz + 1);
+		check_vaddr(&rf, fsize, h.f, r->vaddr + r->filesz, 0);
+		check_vaddr(&rf, fsize, h.f, r->vaddr + r->filesz, 1);
+		if (r->filesz > 0)
+			check_vaddr(&rf, fsize, h.f, r->vaddr + r->filesz - 1, 1);
+		check_vaddr(&rf, fsize, h.f, r->vaddr + r->memsz + 4096, 1);
+	}
+	if (loads == 0)
+		assert_ret(pfelf_vaddr_to_offset(h.f, 0, 1, &off), -EFAULT);
+	assert_int_equal(off, 42);
+	tb_close(&h);
+	re_file_free(&rf);
+}
+
+static void test_vaddr_to_offset(void **state)
+{
+	tb_each_fixture(TB_STATE_BACKEND(state), check_vaddr_to_offset);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        TB_BACKEND_TESTS(test_segments_fixtures),
 	        TB_BACKEND_TESTS(test_pn_xnum),
 	        TB_BACKEND_TESTS(test_out_of_range),
+	        TB_BACKEND_TESTS(test_vaddr_to_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
