@@ -8,7 +8,6 @@
 #include <string.h>
 #include <elf.h>
 
-#define INTERP_MAX   4096
 #define HEADER_LINES 10
 #define ERR_SEC      1u /* error lines of infoplan.errs */
 #define ERR_SEG      2u
@@ -87,41 +86,24 @@ static int header_line(struct bview *v, const struct infoplan *p, uint32_t j, st
 	return 0;
 }
 
-/* The PT_INTERP string: bounded, read by copy, cut at its NUL. */
-static int read_interp(struct bview *v, char buf[INTERP_MAX + 1])
-{
-	for (uint32_t i = 0; i < v->nseg; i++) {
-		const pfelf_phdr *ph;
-		if (pfelf_segment(v->f, i, &ph) < 0 || ph->type != PT_INTERP)
-			continue;
-		if ((ph->status & PFELF_ST_OUT_OF_FILE) || ph->filesz == 0 ||
-		    ph->filesz > INTERP_MAX)
-			return -ENOENT;
-		if (pfelf_read(v->f, ph->offset, buf, ph->filesz) < 0)
-			return -EIO;
-		buf[ph->filesz] = '\0';
-		return 0;
-	}
-	return -ENOENT;
-}
-
+/* The PT_INTERP string as pfelf reads it (copied once, up to its NUL). */
 static int interp_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 {
-	char buf[INTERP_MAX + 1];
+	const char *path;
 	(void)p;
-	*n = read_interp(v, buf) == 0; /* unreadable now: no line, as when absent */
+	*n = pfelf_interpreter(v->f, &path) == 0; /* none or unreadable: no line */
 	return 0;
 }
 
 static int interp_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
-	char buf[INTERP_MAX + 1];
+	const char *path;
 	(void)p;
 	(void)j;
-	if (read_interp(v, buf) < 0)
+	if (pfelf_interpreter(v->f, &path) < 0)
 		return -EIO;
 	lb_printf(b, "interpreter: ");
-	lb_field(b, buf);
+	lb_field(b, path);
 	return 0;
 }
 
