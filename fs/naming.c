@@ -1,6 +1,6 @@
-/* File names of sections (SPEC section 3); a pure function. */
+/* The naming engine of section and symbol file names (naming.h). */
 #include "naming.h"
-#include "strhash.h"
+#include "nameset.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -8,43 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An open-addressing set of strings it does not own. */
-struct strset {
-	const char **slot;
-	size_t mask;
-};
-
-static int set_init(struct strset *s, size_t n)
+bool naming_is_odd(const char *s)
 {
-	size_t cap = 16;
-	while (cap < 2 * n)
-		cap <<= 1;
-	s->slot = calloc(cap, sizeof(*s->slot));
-	s->mask = cap - 1;
-	return s->slot ? 0 : -ENOMEM;
-}
-
-static size_t set_find(const struct strset *s, const char *k)
-{
-	size_t i = strhash(k) & s->mask;
-	while (s->slot[i] && strcmp(s->slot[i], k) != 0)
-		i = (i + 1) & s->mask;
-	return i;
-}
-
-static bool set_has(const struct strset *s, const char *k)
-{
-	return s->slot[set_find(s, k)] != NULL;
-}
-
-static void set_add(struct strset *s, const char *k)
-{
-	s->slot[set_find(s, k)] = k;
-}
-
-static bool is_special(const char *s)
-{
-	return !*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 || strchr(s, '/');
+	return !*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 || strchr(s, '/') ||
+	       strlen(s) > NAMING_MAX;
 }
 
 /* s + "~<i>", freeing s; NULL on ENOMEM (s freed too). */
@@ -60,57 +27,74 @@ static char *suffixed(char *s, uint32_t i)
 	return t;
 }
 
-/* Rule 1: the name of section i before duplicates are resolved. */
-static char *base_name(const char *raw, uint32_t i, bool *made)
+/* Rule 1: cut, '/' -> '_', "~<i>". */
+static char *odd_name(char *s, uint32_t i)
 {
-	if (!raw)
-		raw = "";
-	size_t len = strlen(raw);
-	*made = is_special(raw) || len > NAMING_MAX;
-	if (!*made)
-		return strdup(raw);
-	size_t keep = len > NAMING_MAX ? NAMING_MAX : len;
-	char *s = malloc(keep + 1);
-	if (!s)
-		return NULL;
-	for (size_t k = 0; k < keep; k++)
-		s[k] = raw[k] == '/' ? '_' : raw[k];
-	s[keep] = '\0';
+	if (strlen(s) > NAMING_MAX)
+		s[NAMING_MAX] = '\0';
+	for (char *p = s; *p; p++)
+		if (*p == '/')
+			*p = '_';
 	return suffixed(s, i);
 }
 
-/* Rule 2: the lowest index keeps a shared name. */
-static int keep_lowest(char **out, bool *made, uint32_t n, struct strset *set)
+/* The name of item id - 1: the key of the set of taken names. */
+static const char *item_key(const void *ctx, uint32_t id)
 {
-	for (uint32_t i = 1; i < n; i++) {
-		if (made[i])
-			continue;
-		if (!set_has(set, out[i])) {
-			set_add(set, out[i]);
-			continue;
+	const struct naming_item *items = ctx;
+	return items[id - 1].name;
+}
+
+/* Rules 1 and 2: odd names, and the first holder of a plain name. */
+static int keep_plain(struct naming_item *items, uint32_t n, struct nameset *set,
+                      naming_same_fn same, void *ctx)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct naming_item *it = &items[i];
+		it->made = it->dropped = false;
+		if (naming_is_odd(it->name)) {
+			it->made = true;
+			it->name = odd_name(it->name, it->index);
+		} else if (!nameset_add(set, i + 1, item_key, items)) {
+			uint32_t keeper = nameset_find(set, it->name, item_key, items) - 1;
+			if (same && same(ctx, keeper, i)) {
+				it->dropped = true;
+				continue;
+			}
+			it->made = true;
+			it->name = suffixed(it->name, it->index);
 		}
-		out[i] = suffixed(out[i], i);
-		if (!out[i])
+		if (!it->name)
 			return -ENOMEM;
-		made[i] = true;
 	}
 	return 0;
 }
 
-/* Rule 3: made names step aside for names kept as they are. */
-static int place_made(char **out, const bool *made, uint32_t n, struct strset *set)
+/* Rule 3: made names step aside for taken ones. */
+static int place_made(struct naming_item *items, uint32_t n, struct nameset *set)
 {
-	for (uint32_t i = 1; i < n; i++) {
-		if (!made[i])
+	for (uint32_t i = 0; i < n; i++) {
+		struct naming_item *it = &items[i];
+		if (!it->made || it->dropped)
 			continue;
-		while (set_has(set, out[i])) {
-			out[i] = suffixed(out[i], i);
-			if (!out[i])
+		while (nameset_find(set, it->name, item_key, items))
+			if (!(it->name = suffixed(it->name, it->index)))
 				return -ENOMEM;
-		}
-		set_add(set, out[i]);
+		nameset_add(set, i + 1, item_key, items);
 	}
 	return 0;
+}
+
+int naming_resolve(struct naming_item *items, uint32_t n, naming_same_fn same, void *ctx)
+{
+	struct nameset set;
+	int ret = nameset_init(&set, n);
+	if (ret == 0)
+		ret = keep_plain(items, n, &set, same, ctx);
+	if (ret == 0)
+		ret = place_made(items, n, &set);
+	nameset_free(&set);
+	return ret;
 }
 
 int naming_sections(const char *const *raw, uint32_t n, char **out)
@@ -118,22 +102,23 @@ int naming_sections(const char *const *raw, uint32_t n, char **out)
 	if (n == 0)
 		return 0;
 	memset(out, 0, (size_t)n * sizeof(*out));
-	bool *made = calloc(n, sizeof(*made));
-	struct strset set = {0};
-	int ret = made ? set_init(&set, n) : -ENOMEM;
+	struct naming_item *items = calloc(n, sizeof(*items));
+	int ret = items ? 0 : -ENOMEM;
 	for (uint32_t i = 1; i < n && ret == 0; i++) {
-		out[i] = base_name(raw[i], i, &made[i]);
-		if (!out[i])
+		items[i - 1].name = strndup(raw[i] ? raw[i] : "", NAMING_MAX + 1);
+		items[i - 1].index = i;
+		if (!items[i - 1].name)
 			ret = -ENOMEM;
 	}
 	if (ret == 0)
-		ret = keep_lowest(out, made, n, &set);
-	if (ret == 0)
-		ret = place_made(out, made, n, &set);
-	free(set.slot);
-	free(made);
-	if (ret < 0)
-		naming_free(out, n);
+		ret = naming_resolve(items, n - 1, NULL, NULL);
+	for (uint32_t i = 1; items && i < n; i++) {
+		if (ret == 0)
+			out[i] = items[i - 1].name;
+		else
+			free(items[i - 1].name);
+	}
+	free(items);
 	return ret;
 }
 

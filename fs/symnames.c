@@ -12,7 +12,7 @@
 #include "membudget.h"
 #include "view.h"
 #include "naming.h"
-#include "strhash.h"
+#include "nameset.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -62,27 +62,17 @@ static int dyn_class(const pfelf_sym *s)
 	return s->ver_kind == PFELF_VER_HIDDEN ? 1 : 0;
 }
 
-static bool is_odd(const char *s)
-{
-	return !*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 || strchr(s, '/') ||
-	       strlen(s) > NAMING_MAX;
-}
-
-/* A candidate while names are made. */
+/* A symbol that gets a file, while names are made (its name in the
+ * parallel naming item). */
 struct cand {
-	char *name;
 	uint64_t off, len;
-	uint32_t index;
 	bool dyn;
-	bool made;
-	bool dropped;
 };
 
 struct builder {
 	struct cand *c;
+	struct naming_item *it;
 	uint32_t n, cap;
-	const char **slot; /* set of names taken */
-	size_t mask;
 };
 
 static int add_cand(struct builder *b, const pfelf_sym *s, uint64_t off, bool dyn)
@@ -90,15 +80,20 @@ static int add_cand(struct builder *b, const pfelf_sym *s, uint64_t off, bool dy
 	if (b->n == b->cap) {
 		uint32_t cap = b->cap ? b->cap * 2 : 256;
 		struct cand *c = realloc(b->c, (size_t)cap * sizeof(*c));
-		if (!c)
+		if (c)
+			b->c = c;
+		struct naming_item *it = realloc(b->it, (size_t)cap * sizeof(*it));
+		if (it)
+			b->it = it;
+		if (!c || !it)
 			return -ENOMEM;
-		b->c = c;
 		b->cap = cap;
 	}
 	char *name = strndup(s->name, NAMING_MAX + 1); /* longer names are cut anyway */
 	if (!name)
 		return -ENOMEM;
-	b->c[b->n++] = (struct cand){name, off, s->size, s->index, dyn, false, false};
+	b->c[b->n] = (struct cand){off, s->size, dyn};
+	b->it[b->n++] = (struct naming_item){.name = name, .index = s->index};
 	return 0;
 }
 
@@ -118,98 +113,20 @@ static int collect(struct bview *v, struct builder *b, enum pfelf_symtab_kind t,
 	return 0;
 }
 
-static size_t slot_of(const struct builder *b, const char *k)
+/* A dynsym symbol with the name, offset and size of the symtab symbol
+ * that kept that name is that symbol: left out. */
+static bool same_symbol(void *ctx, uint32_t keeper, uint32_t dup)
 {
-	size_t i = strhash(k) & b->mask;
-	while (b->slot[i] && strcmp(b->slot[i], k) != 0)
-		i = (i + 1) & b->mask;
-	return i;
+	const struct builder *b = ctx;
+	const struct cand *h = &b->c[keeper], *c = &b->c[dup];
+	return c->dyn && !h->dyn && h->off == c->off && h->len == c->len;
 }
 
-static char *suffix(char *s, uint32_t i)
+/* The name of file id - 1: the key of the index of symbol/. */
+static const char *file_key(const void *ctx, uint32_t id)
 {
-	size_t len = strlen(s);
-	char *t = realloc(s, len + 12);
-	if (!t) {
-		free(s);
-		return NULL;
-	}
-	snprintf(t + len, 12, "~%u", i);
-	return t;
-}
-
-static char *odd_name(char *s, uint32_t i)
-{
-	if (strlen(s) > NAMING_MAX)
-		s[NAMING_MAX] = '\0';
-	for (char *p = s; *p; p++)
-		if (*p == '/')
-			*p = '_';
-	return suffix(s, i);
-}
-
-/* The symtab candidate that kept name (position + 1 in slot holder), or NULL. */
-static const struct cand *holder(const struct builder *b, const uint32_t *who, const char *name)
-{
-	size_t i = slot_of(b, name);
-	return b->slot[i] ? &b->c[who[i] - 1] : NULL;
-}
-
-/* Rules 1 and 2: odd names and the first holder of a plain name. */
-static int keep_plain(struct builder *b, uint32_t *who)
-{
-	for (uint32_t i = 0; i < b->n; i++) {
-		struct cand *c = &b->c[i];
-		if (is_odd(c->name)) {
-			c->made = true;
-			c->name = odd_name(c->name, c->index);
-		} else if (b->slot[slot_of(b, c->name)]) {
-			const struct cand *h = holder(b, who, c->name);
-			if (c->dyn && !h->dyn && h->off == c->off && h->len == c->len) {
-				c->dropped = true;
-				continue;
-			}
-			c->made = true;
-			c->name = suffix(c->name, c->index);
-		} else {
-			size_t s = slot_of(b, c->name);
-			b->slot[s] = c->name;
-			who[s] = i + 1;
-		}
-		if (!c->name)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Rule 3: made names step aside for taken ones. */
-static int place_made(struct builder *b)
-{
-	for (uint32_t i = 0; i < b->n; i++) {
-		struct cand *c = &b->c[i];
-		if (!c->made || c->dropped)
-			continue;
-		while (b->slot[slot_of(b, c->name)])
-			if (!(c->name = suffix(c->name, c->index)))
-				return -ENOMEM;
-		b->slot[slot_of(b, c->name)] = c->name;
-	}
-	return 0;
-}
-
-static int make_names(struct builder *b)
-{
-	size_t cap = 16;
-	while (cap < 2 * (size_t)b->n)
-		cap <<= 1;
-	b->slot = calloc(cap, sizeof(*b->slot));
-	uint32_t *who = calloc(cap, sizeof(*who));
-	b->mask = cap - 1;
-	int ret = b->slot && who ? keep_plain(b, who) : -ENOMEM;
-	if (ret == 0)
-		ret = place_made(b);
-	free(who);
-	return ret;
+	const struct symview *sv = ctx;
+	return sv->files[id - 1].name;
 }
 
 /* Move the kept candidates into v->sym.files and index them. */
@@ -217,20 +134,15 @@ static int publish(struct bview *v, struct builder *b)
 {
 	struct symview *sv = &v->sym;
 	sv->files = calloc(b->n ? b->n : 1, sizeof(*sv->files));
-	sv->hash = calloc(b->mask + 1, sizeof(*sv->hash));
-	if (!sv->files || !sv->hash)
+	if (!sv->files || nameset_init(&sv->index, b->n) < 0)
 		return -ENOMEM;
-	sv->mask = b->mask;
 	for (uint32_t i = 0; i < b->n; i++) {
-		struct cand *c = &b->c[i];
-		if (c->dropped)
+		if (b->it[i].dropped)
 			continue;
-		sv->files[sv->nfiles] = (struct symfile){c->name, c->off, c->len};
-		c->name = NULL;
-		size_t s = strhash(sv->files[sv->nfiles].name) & sv->mask;
-		while (sv->hash[s])
-			s = (s + 1) & sv->mask;
-		sv->hash[s] = ++sv->nfiles;
+		sv->files[sv->nfiles] = (struct symfile){b->it[i].name, b->c[i].off, b->c[i].len};
+		b->it[i].name = NULL;
+		sv->nfiles++;
+		nameset_add(&sv->index, sv->nfiles, file_key, sv);
 	}
 	return 0;
 }
@@ -239,10 +151,10 @@ static int publish(struct bview *v, struct builder *b)
 static uint64_t files_cost(const struct builder *b)
 {
 	uint64_t bytes = membudget_chunk((b->n ? b->n : 1) * (uint64_t)sizeof(struct symfile)) +
-	                 membudget_chunk((b->mask + 1) * (uint64_t)sizeof(uint32_t));
+	                 membudget_chunk(nameset_bytes(b->n));
 	for (uint32_t i = 0; i < b->n; i++)
-		if (!b->c[i].dropped && b->c[i].name)
-			bytes += membudget_chunk(strlen(b->c[i].name) + 12);
+		if (!b->it[i].dropped && b->it[i].name)
+			bytes += membudget_chunk(strlen(b->it[i].name) + 12);
 	return bytes;
 }
 
@@ -254,15 +166,15 @@ static int build_files(struct bview *v, uint64_t *cost)
 	for (int cls = 0; cls < 3 && ret == 0; cls++)
 		ret = collect(v, &b, PFELF_DYNSYM, cls);
 	if (ret == 0)
-		ret = make_names(&b);
+		ret = naming_resolve(b.it, b.n, same_symbol, &b);
 	if (ret == 0) {
 		*cost = files_cost(&b);
 		ret = publish(v, &b);
 	}
 	for (uint32_t i = 0; i < b.n; i++)
-		free(b.c[i].name);
+		free(b.it[i].name);
+	free(b.it);
 	free(b.c);
-	free(b.slot);
 	return ret;
 }
 
@@ -287,9 +199,9 @@ static uint64_t count_files(struct bview *v, enum pfelf_symtab_kind t)
 static uint64_t files_bound(struct bview *v)
 {
 	uint64_t n = count_files(v, PFELF_SYMTAB) + count_files(v, PFELF_DYNSYM);
-	uint64_t per = 2 * sizeof(struct cand) + membudget_chunk(NAMING_MAX + 1 + 24) +
-	               4 * (sizeof(char *) + sizeof(uint32_t)) + sizeof(struct symfile) +
-	               4 * sizeof(uint32_t);
+	uint64_t per = 2 * (sizeof(struct cand) + sizeof(struct naming_item)) +
+	               membudget_chunk(NAMING_MAX + 1 + 24) + 4 * sizeof(uint32_t) +
+	               sizeof(struct symfile) + 4 * sizeof(uint32_t);
 	return 4096 + n * per;
 }
 
@@ -332,7 +244,7 @@ int symview_files(struct bview *v, const struct symfile **files, uint32_t *n)
 static int fast_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len)
 {
 	pfelf_sym s;
-	if (strchr(name, '~') || is_odd(name))
+	if (strchr(name, '~') || naming_is_odd(name))
 		return -EAGAIN;
 	int ret = pfelf_symbol_find(v->f, PFELF_SYMTAB, name, &s);
 	if (ret == -ENOENT)
@@ -346,17 +258,12 @@ static int fast_lookup(struct bview *v, const char *name, uint64_t *off, uint64_
 static int table_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len)
 {
 	const struct symview *sv = &v->sym;
-	if (!sv->hash)
+	uint32_t i = nameset_find(&sv->index, name, file_key, sv);
+	if (!i)
 		return -ENOENT;
-	size_t s = strhash(name) & sv->mask;
-	for (uint32_t i; (i = sv->hash[s]) != 0; s = (s + 1) & sv->mask) {
-		if (strcmp(sv->files[i - 1].name, name) == 0) {
-			*off = sv->files[i - 1].off;
-			*len = sv->files[i - 1].len;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	*off = sv->files[i - 1].off;
+	*len = sv->files[i - 1].len;
+	return 0;
 }
 
 int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len)
@@ -380,5 +287,5 @@ void symview_free(struct symview *s)
 	for (uint32_t i = 0; i < s->nfiles; i++)
 		free(s->files[i].name);
 	free(s->files);
-	free(s->hash);
+	nameset_free(&s->index);
 }

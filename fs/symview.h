@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nameset.h"
+
 struct bview;
 
 /* One file of symbol/: its name and the byte range of the source it serves. */
@@ -31,9 +33,8 @@ struct symview {
 	uint32_t ndynsym;
 	struct symfile *files; /* symbol/ entries, in listing order */
 	uint32_t nfiles;
-	uint32_t *hash; /* open-addressing index of files (slot: position + 1) */
-	size_t mask;
-	int files_err; /* 0, or the error building files gave */
+	struct nameset index; /* files by name (id: position + 1) */
+	int files_err;        /* 0, or the error building files gave */
 	bool files_built;
 };
 

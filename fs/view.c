@@ -3,7 +3,7 @@
 #include "membudget.h"
 #include "meta.h"
 #include "naming.h"
-#include "strhash.h"
+#include "nameset.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -32,33 +32,26 @@ void view_header_range(const struct bview *v, uint64_t *off, uint64_t *len)
 	*len = v->eh.ehsize <= v->fsize ? v->eh.ehsize : 0;
 }
 
+/* The file name of section id: the key of the section index. */
+static const char *section_key(const void *ctx, uint32_t id)
+{
+	const struct bview *v = ctx;
+	return v->secname[id];
+}
+
 static int index_sections(struct bview *v)
 {
-	size_t cap = 16;
-	while (cap < 2 * (size_t)v->nsec)
-		cap <<= 1;
-	v->sechash = calloc(cap, sizeof(*v->sechash));
-	if (!v->sechash)
+	if (nameset_init(&v->secindex, v->nsec) < 0)
 		return -ENOMEM;
-	v->sechash_mask = cap - 1;
-	for (uint32_t i = 1; i < v->nsec; i++) {
-		size_t s = strhash(v->secname[i]) & v->sechash_mask;
-		while (v->sechash[s])
-			s = (s + 1) & v->sechash_mask;
-		v->sechash[s] = i;
-	}
+	for (uint32_t i = 1; i < v->nsec; i++)
+		nameset_add(&v->secindex, i, section_key, v); /* the names are distinct */
 	return 0;
 }
 
 int view_find_section(const struct bview *v, const char *name)
 {
-	if (!v->sechash)
-		return -ENOENT;
-	size_t s = strhash(name) & v->sechash_mask;
-	for (uint32_t i; (i = v->sechash[s]) != 0; s = (s + 1) & v->sechash_mask)
-		if (strcmp(v->secname[i], name) == 0)
-			return (int)i;
-	return -ENOENT;
+	uint32_t i = nameset_find(&v->secindex, name, section_key, v);
+	return i ? (int)i : -ENOENT;
 }
 
 int view_find_segment(const struct bview *v, const char *name)
@@ -185,8 +178,7 @@ struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root)
 	a->nsec = c->nsec;
 	a->sec_err = c->sec_err;
 	a->secname = c->secname;
-	a->sechash = c->sechash;
-	a->sechash_mask = c->sechash_mask;
+	a->secindex = c->secindex;
 	a->nseg = c->nseg;
 	a->seg_err = c->seg_err;
 	a->segname = c->segname;
@@ -211,7 +203,7 @@ void view_free(struct bview *v)
 	if (v->secname)
 		naming_free(v->secname, v->nsec);
 	free(v->secname);
-	free(v->sechash);
+	nameset_free(&v->secindex);
 	for (uint32_t i = 0; v->segname && i < v->nseg; i++)
 		free(v->segname[i]);
 	free(v->segname);

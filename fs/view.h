@@ -28,20 +28,19 @@ struct node;
 struct bview {
 	struct bview *core; /* the parse this view shows: itself for a core */
 	/* Immutable once built (an alias holds copies of its core's). */
-	uint64_t gen;      /* alias: generation of its binary (core: 0) */
-	pfelf_file *f;     /* core: the handle (owned), NULL while closed; alias: the
-	                      core's while pinned (else NULL or that) */
-	pfelf_ehdr eh;     /* copy of the decoded header */
-	uint64_t fsize;    /* file size at open */
-	uint32_t nsec;     /* section headers, index 0 included (0 when none or unreadable) */
-	int sec_err;       /* pfelf_section_count's error, or 0 */
-	char **secname;    /* [nsec]: file names in sections/; [0] NULL */
-	uint32_t *sechash; /* open-addressing index of secname (0 = empty slot) */
-	size_t sechash_mask;
-	uint32_t nseg;  /* program headers */
-	int seg_err;    /* pfelf_segment_count's error, or 0 */
-	char **segname; /* [nseg]: file names in segments/ */
-	char *buildid;  /* build-id text (hex and a newline), NULL when none (meta.c) */
+	uint64_t gen;            /* alias: generation of its binary (core: 0) */
+	pfelf_file *f;           /* core: the handle (owned), NULL while closed; alias: the
+	                            core's while pinned (else NULL or that) */
+	pfelf_ehdr eh;           /* copy of the decoded header */
+	uint64_t fsize;          /* file size at open */
+	uint32_t nsec;           /* section headers, index 0 included (0 when none or unreadable) */
+	int sec_err;             /* pfelf_section_count's error, or 0 */
+	char **secname;          /* [nsec]: file names in sections/; [0] NULL */
+	struct nameset secindex; /* section index by secname */
+	uint32_t nseg;           /* program headers */
+	int seg_err;             /* pfelf_segment_count's error, or 0 */
+	char **segname;          /* [nseg]: file names in segments/ */
+	char *buildid;           /* build-id text (hex and a newline), NULL when none (meta.c) */
 	size_t buildid_len;
 	uint32_t *comp; /* indexes of the compressed sections (meta.c) */
 	uint32_t ncomp;

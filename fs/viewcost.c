@@ -128,8 +128,8 @@ uint64_t view_cost(const struct bview *v)
 {
 	uint64_t c =
 	        FIXED_BYTES + names_cost(v->secname, v->nsec) + names_cost(v->segname, v->nseg);
-	if (v->sechash)
-		c += membudget_chunk((v->sechash_mask + 1) * sizeof(*v->sechash));
+	if (v->secindex.slot)
+		c += membudget_chunk(nameset_bytes(v->nsec));
 	if (v->buildid)
 		c += membudget_chunk(v->buildid_len + 1);
 	if (v->comp)

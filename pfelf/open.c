@@ -25,7 +25,7 @@ void pfelf__free(pfelf_file *f)
 	free(f->path);
 	free(f->sh);
 	free(f->shstr);
-	free(f->byname);
+	nameset_free(&f->byname);
 	free(f->ph);
 	pthread_mutex_destroy(&f->lock);
 	free(f);

@@ -3,6 +3,7 @@
 #define PFELF_I_H
 
 #include "pfelf.h"
+#include "nameset.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -219,8 +220,7 @@ struct pfelf_file {
 	size_t shstr_len; /* up to its last NUL: names starting before it are whole */
 	_Atomic int byname_state;
 	_Atomic unsigned byname_calls; /* the first lookup scans instead of indexing */
-	uint32_t *byname;              /* hash table of section index + 1 (sections.c) */
-	size_t byname_mask;
+	struct nameset byname;         /* section index + 1 by name (sections.c) */
 	_Atomic int ph_state;
 	pfelf_phdr *ph; /* phnum entries */
 

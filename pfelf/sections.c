@@ -163,28 +163,16 @@ PFELF_API int pfelf_section_name(pfelf_file *f, uint32_t index, const char **nam
 	return 0;
 }
 
-/* FNV-1a of a section name, for the by-name index. */
-static uint32_t name_hash(const char *name)
+/* The name of section id - 1: the key of the by-name index. */
+static const char *byname_key(const void *ctx, uint32_t id)
 {
-	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h;
-}
-
-/* The slot of the by-name table (mask + 1 slots) that holds name, or the
- * empty slot where it would go: the probe of both building and lookup. */
-static size_t byname_slot(const pfelf_file *f, const uint32_t *slot, size_t mask, const char *name)
-{
-	size_t k = name_hash(name) & mask;
-	while (slot[k] && strcmp(f->sh[slot[k] - 1].name, name) != 0)
-		k = (k + 1) & mask;
-	return k;
+	const pfelf_file *f = ctx;
+	return f->sh[id - 1].name;
 }
 
 /*
- * The by-name index: an open-addressing hash table of section indexes + 1
- * (0 is an empty slot), at most half full. Sections are inserted in index
+ * The by-name index: a nameset (common/nameset.h) of section indexes + 1,
+ * at most half full. Sections are inserted in index
  * order and a name already present is not inserted again, so a lookup
  * finds the lowest index of a name. Bad names are left out. Built in one
  * pass, O(n): a file of 70,000 sections needs no sort.
@@ -192,22 +180,13 @@ static size_t byname_slot(const pfelf_file *f, const uint32_t *slot, size_t mask
 static int load_byname(pfelf_file *f)
 {
 	uint32_t n = f->eh.shnum;
-	size_t cap = 16;
-	while (cap < 2 * (size_t)n)
-		cap <<= 1;
-	uint32_t *slot = calloc(cap, sizeof(*slot));
-	if (!slot)
+	struct nameset set;
+	if (nameset_init(&set, n) < 0)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		const pfelf_shdr *s = &f->sh[i];
-		if (s->status & PFELF_ST_BAD_NAME)
-			continue;
-		size_t k = byname_slot(f, slot, cap - 1, s->name);
-		if (!slot[k])
-			slot[k] = i + 1;
-	}
-	f->byname = slot;
-	f->byname_mask = cap - 1;
+	for (uint32_t i = 0; i < n; i++)
+		if (!(f->sh[i].status & PFELF_ST_BAD_NAME))
+			nameset_add(&set, i + 1, byname_key, f); /* a name already there stays */
+	f->byname = set;
 	return 0;
 }
 
@@ -237,7 +216,7 @@ PFELF_API int pfelf_section_by_name(pfelf_file *f, const char *name, const pfelf
 	int ret = pfelf__load_once(f, &f->byname_state, load_byname);
 	if (ret < 0)
 		return ret;
-	uint32_t i = f->byname[byname_slot(f, f->byname, f->byname_mask, name)];
+	uint32_t i = nameset_find(&f->byname, name, byname_key, f);
 	if (i) {
 		*out = &f->sh[i - 1];
 		return 0;
