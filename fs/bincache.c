@@ -27,15 +27,16 @@ struct binary {
 
 /* What a call decided to free, freed once the lock is dropped. */
 struct graveyard {
-	struct bview *views; /* aliases and cores, linked through lru_next */
+	TAILQ_HEAD(, bview) views; /* aliases and cores, linked through lru */
 	pfelf_file *handles[CLOSE_BATCH];
 	unsigned nhandles;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct bview *lru_head, *lru_tail; /* cores whose open handle nobody pins, oldest first */
-static unsigned live, live_fds;           /* open handles; those holding a descriptor */
-static struct bview *by_id[ID_BUCKETS];   /* cores by file identity */
+/* Cores whose open handle nobody pins, oldest first. */
+static TAILQ_HEAD(, bview) lru = TAILQ_HEAD_INITIALIZER(lru);
+static unsigned live, live_fds;         /* open handles; those holding a descriptor */
+static struct bview *by_id[ID_BUCKETS]; /* cores by file identity */
 
 /* ------------------------------------------------------------ identities */
 
@@ -78,27 +79,13 @@ static void lru_remove(struct bview *c)
 {
 	if (!c->in_lru)
 		return;
-	if (c->lru_prev)
-		c->lru_prev->lru_next = c->lru_next;
-	else
-		lru_head = c->lru_next;
-	if (c->lru_next)
-		c->lru_next->lru_prev = c->lru_prev;
-	else
-		lru_tail = c->lru_prev;
-	c->lru_prev = c->lru_next = NULL;
+	TAILQ_REMOVE(&lru, c, lru);
 	c->in_lru = false;
 }
 
 static void lru_append(struct bview *c)
 {
-	c->lru_prev = lru_tail;
-	c->lru_next = NULL;
-	if (lru_tail)
-		lru_tail->lru_next = c;
-	else
-		lru_head = c;
-	lru_tail = c;
+	TAILQ_INSERT_TAIL(&lru, c, lru);
 	c->in_lru = true;
 	c->stamp = elffs_now_ns();
 }
@@ -139,8 +126,7 @@ static pfelf_file *handle_taken(struct bview *c)
 
 static void bury_later(struct graveyard *g, struct bview *v)
 {
-	v->lru_next = g->views;
-	g->views = v;
+	TAILQ_INSERT_HEAD(&g->views, v, lru); /* never in the LRU by now */
 }
 
 /* Core c has no alias left (lock held): it goes. */
@@ -244,9 +230,9 @@ static unsigned max_fds(void)
 /* Close unpinned handles while there are too many (lock held). */
 static void evict(struct graveyard *g)
 {
-	while (lru_head && g->nhandles < CLOSE_BATCH &&
+	while (!TAILQ_EMPTY(&lru) && g->nhandles < CLOSE_BATCH &&
 	       (live > BINCACHE_MAX_HANDLES || live_fds > max_fds())) {
-		struct bview *c = lru_head;
+		struct bview *c = TAILQ_FIRST(&lru);
 		if (c->busy == 0)
 			detach_all(c, g); /* idle: the whole view goes */
 		else
@@ -258,9 +244,9 @@ static void evict(struct graveyard *g)
  * some may be left. */
 static bool shed_batch(struct graveyard *g)
 {
-	struct bview *c = lru_head;
+	struct bview *c = TAILQ_FIRST(&lru);
 	while (c && g->nhandles < CLOSE_BATCH) {
-		struct bview *next = c->lru_next;
+		struct bview *next = TAILQ_NEXT(c, lru);
 		if (c->fd_backed && c->busy == 0)
 			detach_all(c, g); /* idle: the whole view goes */
 		else if (c->fd_backed)
@@ -274,14 +260,14 @@ static void bury(struct graveyard *g)
 {
 	for (unsigned i = 0; i < g->nhandles; i++)
 		pfelf_close(g->handles[i]);
-	while (g->views) {
-		struct bview *v = g->views, *next = v->lru_next;
+	struct bview *v;
+	while ((v = TAILQ_FIRST(&g->views))) {
+		TAILQ_REMOVE(&g->views, v, lru);
 		if (v->core == v) {
 			src_handle_free(v->fh);
 			dcache_forget(v->serial);
 		}
 		view_free(v);
-		g->views = next;
 	}
 }
 
@@ -289,7 +275,7 @@ void bincache_shed_fds(void)
 {
 	bool more = true;
 	while (more) {
-		struct graveyard g = {0};
+		struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 		pthread_mutex_lock(&lock);
 		more = shed_batch(&g);
 		pthread_mutex_unlock(&lock);
@@ -300,9 +286,10 @@ void bincache_shed_fds(void)
 /* The least recently used idle core (lock held), or NULL. */
 static struct bview *oldest_idle(void)
 {
-	struct bview *c = lru_head;
-	while (c && c->busy)
-		c = c->lru_next;
+	struct bview *c;
+	TAILQ_FOREACH(c, &lru, lru)
+	if (!c->busy)
+		break;
 	return c;
 }
 
@@ -319,7 +306,7 @@ static bool budget_oldest(uint64_t *stamp)
 
 static bool budget_evict(void)
 {
-	struct graveyard g = {0};
+	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	struct bview *c = oldest_idle();
 	if (c)
@@ -357,7 +344,7 @@ void binary_destroy(struct binary *b)
 
 void bincache_invalidate(struct binary *b, uint64_t gen)
 {
-	struct graveyard g = {0};
+	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	if (b->view && b->view->gen < gen)
 		detach(b->view, &g);
@@ -411,7 +398,7 @@ static int reinstate(struct bview *a)
 	int ret = reopen(a, &f);
 	if (ret < 0)
 		return ret;
-	struct graveyard g = {0};
+	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	struct bview *c = a->core;
 	pthread_mutex_lock(&lock);
 	if (c->f)
@@ -500,7 +487,7 @@ static int share(struct node *root, uint64_t gen, const struct stat *expect, str
 {
 	pfelf_identity id;
 	src_identity(expect, &id);
-	struct graveyard g = {0};
+	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	struct bview *c = core_find(&id);
 	int ret = c ? adopt(root->bin, c, gen, root, &g, out) : 1;
@@ -569,7 +556,7 @@ static int parse(struct node *root, const struct stat *expect, struct bview **ou
  */
 static int install(struct node *root, uint64_t gen, struct bview *c, struct bview **out)
 {
-	struct graveyard g = {0};
+	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	struct bview *first = core_find(&c->id);
 	if (first) {
@@ -636,7 +623,7 @@ void bincache_release(struct bview *v)
 {
 	if (!v)
 		return;
-	struct graveyard g = {0};
+	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	drop_pin(v);
 	drop_ref(v, &g);
@@ -647,7 +634,7 @@ void bincache_release(struct bview *v)
 
 void bincache_unpin(struct bview *v)
 {
-	struct graveyard g = {0};
+	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	drop_pin(v);
 	evict(&g);
@@ -659,17 +646,9 @@ void bincache_unref(struct bview *v)
 {
 	if (!v)
 		return;
-	struct graveyard g = {0};
+	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	drop_ref(v, &g);
 	pthread_mutex_unlock(&lock);
 	bury(&g);
-}
-
-void bincache_stats(unsigned *nlive, unsigned *nfds)
-{
-	pthread_mutex_lock(&lock);
-	*nlive = live;
-	*nfds = live_fds;
-	pthread_mutex_unlock(&lock);
 }

@@ -85,7 +85,4 @@ void bincache_invalidate(struct binary *b, uint64_t gen);
 /* Close every idle handle that holds a descriptor (the process ran out). */
 void bincache_shed_fds(void);
 
-/* Open handles, and those holding a descriptor (statistics, tests). */
-void bincache_stats(unsigned *live, unsigned *fds);
-
 #endif /* ELFFS_BINCACHE_H */

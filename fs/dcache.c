@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/queue.h>
 
 struct dentry_data {
 	uint64_t serial; /* key: the core view's serial, section index */
@@ -14,12 +15,14 @@ struct dentry_data {
 	uint64_t size;
 	char *data;
 	unsigned refs;
-	uint64_t stamp;                  /* when it was last released */
-	struct dentry_data *prev, *next; /* all entries, most recently used first */
+	uint64_t stamp;                /* when it was last released */
+	TAILQ_ENTRY(dentry_data) link; /* all entries, most recently used first */
 };
 
+TAILQ_HEAD(dentry_list, dentry_data);
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dentry_data *head, *tail;
+static struct dentry_list entries = TAILQ_HEAD_INITIALIZER(entries);
 
 /* What an entry of size bytes takes (reserved in the budget). */
 static uint64_t entry_cost(uint64_t size)
@@ -29,26 +32,12 @@ static uint64_t entry_cost(uint64_t size)
 
 static void unlink_entry(struct dentry_data *e)
 {
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		head = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		tail = e->prev;
-	e->prev = e->next = NULL;
+	TAILQ_REMOVE(&entries, e, link);
 }
 
 static void push_front(struct dentry_data *e)
 {
-	e->next = head;
-	e->prev = NULL;
-	if (head)
-		head->prev = e;
-	else
-		tail = e;
-	head = e;
+	TAILQ_INSERT_HEAD(&entries, e, link);
 }
 
 static void entry_free(struct dentry_data *e)
@@ -60,9 +49,10 @@ static void entry_free(struct dentry_data *e)
 
 static struct dentry_data *hit(uint64_t serial, uint32_t index)
 {
-	struct dentry_data *e = head;
-	while (e && (e->serial != serial || e->index != index))
-		e = e->next;
+	struct dentry_data *e;
+	TAILQ_FOREACH(e, &entries, link)
+	if (e->serial == serial && e->index == index)
+		break;
 	if (e) {
 		e->refs++;
 		unlink_entry(e);
@@ -74,9 +64,10 @@ static struct dentry_data *hit(uint64_t serial, uint32_t index)
 /* The least recently used idle entry (lock held), or NULL. */
 static struct dentry_data *oldest_idle(void)
 {
-	struct dentry_data *e = tail;
-	while (e && e->refs)
-		e = e->prev;
+	struct dentry_data *e;
+	TAILQ_FOREACH_REVERSE(e, &entries, dentry_list, link)
+	if (!e->refs)
+		break;
 	return e;
 }
 
@@ -124,7 +115,11 @@ static int decompress(struct bview *v, uint32_t index, uint64_t size, struct den
 		free(e);
 		return n == -ENOMEM ? -ENOMEM : -EIO;
 	}
-	*e = (struct dentry_data){view_core(v)->serial, index, size, data, 1, 0, NULL, NULL};
+	*e = (struct dentry_data){.serial = view_core(v)->serial,
+	                          .index = index,
+	                          .size = size,
+	                          .data = data,
+	                          .refs = 1};
 	*out = e;
 	return 0;
 }
@@ -182,43 +177,43 @@ void dcache_release(struct dentry_data *e)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Take the idle entries of serial (all of them: every idle entry) out of
- * the cache (lock held), into a list linked through next. */
-static struct dentry_data *take_idle(uint64_t serial, bool all)
+/* Move the idle entries of serial (all of them: every idle entry) out of
+ * the cache (lock held) into *out. */
+static void take_idle(uint64_t serial, bool all, struct dentry_list *out)
 {
-	struct dentry_data *out = NULL;
-	for (struct dentry_data *e = head, *next; e; e = next) {
-		next = e->next;
+	struct dentry_data *e = TAILQ_FIRST(&entries), *next;
+	for (; e; e = next) {
+		next = TAILQ_NEXT(e, link);
 		if (e->refs || (!all && e->serial != serial))
 			continue;
 		unlink_entry(e);
-		e->next = out;
-		out = e;
+		TAILQ_INSERT_TAIL(out, e, link);
 	}
-	return out;
 }
 
-static void free_list(struct dentry_data *e)
+static void free_list(struct dentry_list *gone)
 {
-	while (e) {
-		struct dentry_data *next = e->next;
+	struct dentry_data *e;
+	while ((e = TAILQ_FIRST(gone))) {
+		TAILQ_REMOVE(gone, e, link);
 		entry_free(e);
-		e = next;
 	}
 }
 
 void dcache_forget(uint64_t serial)
 {
+	struct dentry_list gone = TAILQ_HEAD_INITIALIZER(gone);
 	pthread_mutex_lock(&lock);
-	struct dentry_data *gone = take_idle(serial, false);
+	take_idle(serial, false, &gone);
 	pthread_mutex_unlock(&lock);
-	free_list(gone);
+	free_list(&gone);
 }
 
 void dcache_destroy(void)
 {
+	struct dentry_list gone = TAILQ_HEAD_INITIALIZER(gone);
 	pthread_mutex_lock(&lock);
-	struct dentry_data *gone = take_idle(0, true);
+	take_idle(0, true, &gone);
 	pthread_mutex_unlock(&lock);
-	free_list(gone);
+	free_list(&gone);
 }

@@ -5,17 +5,13 @@
 #include <stddef.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hlink *head;
+static LIST_HEAD(, hlink) handles = LIST_HEAD_INITIALIZER(handles);
 
 void handles_add(struct hlink *h, void (*free_fn)(struct hlink *h))
 {
 	h->free = free_fn;
 	pthread_mutex_lock(&lock);
-	h->prev = NULL;
-	h->next = head;
-	if (head)
-		head->prev = h;
-	head = h;
+	LIST_INSERT_HEAD(&handles, h, link);
 	h->linked = true;
 	pthread_mutex_unlock(&lock);
 }
@@ -24,13 +20,7 @@ static void unlink_locked(struct hlink *h)
 {
 	if (!h->linked)
 		return;
-	if (h->prev)
-		h->prev->next = h->next;
-	else
-		head = h->next;
-	if (h->next)
-		h->next->prev = h->prev;
-	h->prev = h->next = NULL;
+	LIST_REMOVE(h, link);
 	h->linked = false;
 }
 
@@ -45,7 +35,7 @@ void handles_free_all(void)
 {
 	for (;;) {
 		pthread_mutex_lock(&lock);
-		struct hlink *h = head;
+		struct hlink *h = LIST_FIRST(&handles);
 		if (h)
 			unlink_locked(h);
 		pthread_mutex_unlock(&lock);

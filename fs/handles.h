@@ -7,10 +7,10 @@
 #define ELFFS_HANDLES_H
 
 #include <stdbool.h>
+#include <sys/queue.h>
 
 struct hlink {
-	struct hlink *prev;
-	struct hlink *next;
+	LIST_ENTRY(hlink) link;
 	void (*free)(struct hlink *h); /* frees the handle (it calls handles_remove) */
 	bool linked;
 };

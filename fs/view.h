@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 struct binary;
 struct src_handle;
@@ -67,8 +68,9 @@ struct bview {
 	struct bview *aliases;   /* core: its aliases */
 	struct bview *hash_next; /* core: next core in the identity table's bucket */
 	uint64_t stamp;          /* core: when it was last unpinned (the budget's LRU age) */
-	struct bview *lru_prev;  /* core: open handles nobody pins, oldest first */
-	struct bview *lru_next;
+	/* core: in the LRU of open handles nobody pins (oldest first); any
+	 * view: in a graveyard once it goes (bincache.c) */
+	TAILQ_ENTRY(bview) lru;
 	bool in_lru;
 };
 

@@ -28,7 +28,8 @@
 #define AUTO_BUDGET_MAX 256
 
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
-static pfelf_file *lru_head, *lru_tail; /* handles with an open descriptor */
+/* Handles with an open descriptor (and only they), least recently used first. */
+static TAILQ_HEAD(, pfelf_file) lru = TAILQ_HEAD_INITIALIZER(lru);
 static unsigned open_fds;
 static unsigned fd_budget; /* 0: from RLIMIT_NOFILE */
 
@@ -53,26 +54,12 @@ static unsigned budget(void)
 
 static void lru_unlink(pfelf_file *f)
 {
-	if (f->fd_prev)
-		f->fd_prev->fd_next = f->fd_next;
-	else if (lru_head == f)
-		lru_head = f->fd_next;
-	if (f->fd_next)
-		f->fd_next->fd_prev = f->fd_prev;
-	else if (lru_tail == f)
-		lru_tail = f->fd_prev;
-	f->fd_prev = f->fd_next = NULL;
+	TAILQ_REMOVE(&lru, f, fd_link);
 }
 
 static void lru_push(pfelf_file *f)
 {
-	f->fd_prev = lru_tail;
-	f->fd_next = NULL;
-	if (lru_tail)
-		lru_tail->fd_next = f;
-	else
-		lru_head = f;
-	lru_tail = f;
+	TAILQ_INSERT_TAIL(&lru, f, fd_link);
 }
 
 static void park(pfelf_file *f)
@@ -106,9 +93,9 @@ static int map_locked(pfelf_file *f)
 /* Park idle descriptors until no more than keep are open (lock held). */
 static void park_down_to(unsigned keep)
 {
-	pfelf_file *v = lru_head;
+	pfelf_file *v = TAILQ_FIRST(&lru);
 	while (open_fds > keep && v) {
-		pfelf_file *next = v->fd_next;
+		pfelf_file *next = TAILQ_NEXT(v, fd_link);
 		if (v->fd_users == 0 && (!v->lazy || map_locked(v) == 0))
 			park(v);
 		v = next;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/stat.h>
 
 #define PFELF_HIDDEN __attribute__((visibility("hidden")))
@@ -206,7 +207,7 @@ struct pfelf_file {
 	int dirfd;
 	char *path;
 	unsigned fd_users;
-	struct pfelf_file *fd_prev, *fd_next;
+	TAILQ_ENTRY(pfelf_file) fd_link;
 	bool has_id;
 
 	pfelf_ehdr eh;
