@@ -27,8 +27,9 @@ static int copy_named(pfelf_file *f, const char *name, uint8_t **out, size_t *le
 	return ret;
 }
 
-static int load_links(pfelf_file *f)
+static int load_links(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	struct pfelf_meta *m = f->meta;
 	int n = pfelf_section_count(f);
 	if (n <= 0)
@@ -47,7 +48,7 @@ static int links(pfelf_file *f, struct pfelf_meta **m)
 {
 	int ret = pfelf__meta(f);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->link_state, load_links);
+		ret = pfelf__meta_once(f, &f->meta->link_state, load_links, NULL);
 	*m = f->meta;
 	return ret;
 }

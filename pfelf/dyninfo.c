@@ -114,8 +114,9 @@ static void load_interp(pfelf_file *f, struct pfelf__dyn *d)
 	}
 }
 
-static int load_dyn(pfelf_file *f)
+static int load_dyn(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	struct pfelf__dyn *d = &f->meta->dyn;
 	uint64_t off = 0, len = 0;
 	const pfelf_shdr *sec = NULL;
@@ -144,7 +145,7 @@ static int dyn_any(pfelf_file *f, const struct pfelf__dyn **out)
 {
 	int ret = pfelf__meta(f);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->dyn_state, load_dyn);
+		ret = pfelf__meta_once(f, &f->meta->dyn_state, load_dyn, NULL);
 	if (ret == 0)
 		*out = &f->meta->dyn;
 	return ret;

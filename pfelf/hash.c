@@ -144,8 +144,9 @@ static int load_sysv(pfelf_file *f, struct pfelf__hash *h, const struct pfelf__s
 	return 0;
 }
 
-static int load_hash(pfelf_file *f)
+static int load_hash(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	struct pfelf__hash *h = &f->meta->hash;
 	struct pfelf__symtab *t = NULL;
 	int ret = pfelf__symtab_get(f, PFELF_DYNSYM, &t);
@@ -238,7 +239,7 @@ PFELF_API int pfelf_symbol_lookup(pfelf_file *f, const char *name, pfelf_sym *ou
 	if (ret == 0)
 		ret = pfelf__versions_get(f, &v);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->hash_state, load_hash);
+		ret = pfelf__meta_once(f, &f->meta->hash_state, load_hash, NULL);
 	if (ret < 0)
 		return ret;
 	const struct pfelf__hash *h = &f->meta->hash;

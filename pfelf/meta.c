@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int alloc_meta(pfelf_file *f)
+static int alloc_meta(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	struct pfelf_meta *m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -21,26 +22,6 @@ static int alloc_meta(pfelf_file *f)
 	}
 	f->meta = m;
 	return 0;
-}
-
-/* As pfelf__load_once, under the metadata lock: recursive, because one
- * table's loader loads the tables it needs; taken before f->lock (which
- * loaders may take through pfelf_section_count), never after it. */
-int pfelf__meta_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *))
-{
-	int st = atomic_load_explicit(state, memory_order_acquire);
-	if (st != 0)
-		return st > 0 ? 0 : st;
-	pthread_mutex_lock(&f->meta->lock);
-	st = atomic_load_explicit(state, memory_order_relaxed);
-	if (st == 0) {
-		int ret = load(f);
-		st = ret == 0 ? 1 : ret;
-		if (ret == 0 || ret == -EINVAL)
-			atomic_store_explicit(state, st, memory_order_release);
-	}
-	pthread_mutex_unlock(&f->meta->lock);
-	return st > 0 ? 0 : st;
 }
 
 int pfelf__meta(pfelf_file *f)

@@ -135,8 +135,13 @@ struct pfelf_meta {
 
 /* The handle's metadata block, allocated on first use: 0 or -ENOMEM. */
 int pfelf__meta(pfelf_file *f) PFELF_HIDDEN;
-/* Load a metadata table once under the metadata lock (see meta.c). */
-int pfelf__meta_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *)) PFELF_HIDDEN;
+/* pfelf__once under the metadata lock: recursive, because one table's
+ * loader loads the tables it needs; taken before f->lock (which loaders may
+ * take through pfelf_section_count), never after it. Needs pfelf__meta. */
+static inline int pfelf__meta_once(pfelf_file *f, _Atomic int *state, pfelf__loader load, void *ctx)
+{
+	return pfelf__once(f, &f->meta->lock, state, load, ctx);
+}
 /* Free every metadata table of f (idempotent). */
 void pfelf__meta_free(pfelf_file *f) PFELF_HIDDEN;
 

@@ -143,8 +143,9 @@ static int from_segments(pfelf_file *f, struct builder *b)
 	return 0;
 }
 
-static int load_notes(pfelf_file *f)
+static int load_notes(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	struct pfelf__notes *n = &f->meta->notes;
 	struct builder b = {.n = n};
 	bool found = false;
@@ -167,7 +168,7 @@ int pfelf__notes_get(pfelf_file *f, const struct pfelf__notes **out)
 {
 	int ret = pfelf__meta(f);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->notes_state, load_notes);
+		ret = pfelf__meta_once(f, &f->meta->notes_state, load_notes, NULL);
 	if (ret == 0)
 		*out = &f->meta->notes;
 	return ret;

@@ -298,10 +298,20 @@ int pfelf__finish_open(pfelf_file *f, pfelf_file **out) PFELF_HIDDEN;
 pfelf_file *pfelf__alloc(void) PFELF_HIDDEN;
 void pfelf__free(pfelf_file *f) PFELF_HIDDEN;
 
-/* Lazy table loading (sections.c, segments.c). */
-int pfelf__load_segments(pfelf_file *f) PFELF_HIDDEN;
-/* Run load(f) once under f->lock; 0, or the error (a -EINVAL is kept). */
-int pfelf__load_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *)) PFELF_HIDDEN;
+/* Lazy table loading. A loader fills one table of f: 0 or -errno; ctx is
+ * what its caller passed (which table, for loaders of several). */
+typedef int (*pfelf__loader)(pfelf_file *f, void *ctx);
+/* Run load(f, ctx) once under lock (state: 0 not yet, 1 done, or the
+ * error kept): 0, or the error. Success and -EINVAL (a property of the
+ * file) are kept; -EIO and -ENOMEM are not, the next call tries again. */
+int pfelf__once(pfelf_file *f, pthread_mutex_t *lock, _Atomic int *state, pfelf__loader load,
+                void *ctx) PFELF_HIDDEN;
+/* pfelf__once under the handle's lock: the section and program header
+ * tables, the by-name index, the metadata block. */
+static inline int pfelf__load_once(pfelf_file *f, _Atomic int *state, pfelf__loader load)
+{
+	return pfelf__once(f, &f->lock, state, load, NULL);
+}
 
 /* Raw read of a checked or unchecked range: -EINVAL outside the file. */
 int pfelf__read_range(pfelf_file *f, uint64_t off, void *buf, size_t len) PFELF_HIDDEN;

@@ -13,26 +13,6 @@
  * buffer on the stack. */
 #define RAW_ON_STACK 16384
 
-/* Run load() once under the handle's lock; remember a permanent error. */
-int pfelf__load_once(pfelf_file *f, _Atomic int *state, int (*load)(pfelf_file *))
-{
-	int st = atomic_load_explicit(state, memory_order_acquire);
-	if (st != 0)
-		return st > 0 ? 0 : st;
-	pthread_mutex_lock(&f->lock);
-	st = atomic_load_explicit(state, memory_order_relaxed);
-	if (st == 0) {
-		int ret = load(f);
-		st = ret == 0 ? 1 : ret;
-		/* -EINVAL is a property of the file: remember it. -EIO and
-		 * -ENOMEM are transient: the next call tries again. */
-		if (ret == 0 || ret == -EINVAL)
-			atomic_store_explicit(state, st, memory_order_release);
-	}
-	pthread_mutex_unlock(&f->lock);
-	return st > 0 ? 0 : st;
-}
-
 /* Copy the section name table (from the ahead bytes read just before
  * shoff when it lies there); on any problem names stay unresolved. */
 static void load_names(pfelf_file *f, const uint8_t *ahead, uint64_t ahead_len)
@@ -97,8 +77,9 @@ static void decode_table(const pfelf_file *f, const uint8_t *raw, uint32_t n, pf
 			pfelf__decode_shdr(raw + i * step, i, false, true, &sh[i]);
 }
 
-static int load_sections(pfelf_file *f)
+static int load_sections(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	uint32_t n = f->eh.shnum;
 	if (n == 0)
 		return 0;
@@ -177,8 +158,9 @@ static const char *byname_key(const void *ctx, uint32_t id)
  * finds the lowest index of a name. Bad names are left out. Built in one
  * pass, O(n): a file of 70,000 sections needs no sort.
  */
-static int load_byname(pfelf_file *f)
+static int load_byname(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	uint32_t n = f->eh.shnum;
 	struct nameset set;
 	if (nameset_init(&set, n) < 0)

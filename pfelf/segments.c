@@ -36,8 +36,9 @@ static void decode_phdr(const pfelf_file *f, const uint8_t *b, uint32_t index, p
 		p->status |= PFELF_ST_OUT_OF_FILE;
 }
 
-int pfelf__load_segments(pfelf_file *f)
+static int load_segments(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	uint32_t n = f->eh.phnum;
 	if (n == 0)
 		return 0;
@@ -64,7 +65,7 @@ int pfelf__load_segments(pfelf_file *f)
 
 PFELF_API int pfelf_segment_count(pfelf_file *f)
 {
-	int ret = pfelf__load_once(f, &f->ph_state, pfelf__load_segments);
+	int ret = pfelf__load_once(f, &f->ph_state, load_segments);
 	if (ret < 0)
 		return ret;
 	return f->eh.phnum > INT32_MAX ? -EINVAL : (int)f->eh.phnum;

@@ -119,8 +119,10 @@ static int load_from_dynamic(pfelf_file *f, struct pfelf__symtab *t)
 	return 0;
 }
 
-static int load_table(pfelf_file *f, int which)
+/* Loader of table *(int *)ctx: PFELF_SYMTAB or PFELF_DYNSYM. */
+static int load_table(pfelf_file *f, void *ctx)
 {
+	int which = *(const int *)ctx;
 	struct pfelf__symtab *t = &f->meta->sym[which];
 	int n = pfelf_section_count(f);
 	if (n < 0)
@@ -137,16 +139,6 @@ static int load_table(pfelf_file *f, int which)
 	return ret;
 }
 
-static int load_symtab(pfelf_file *f)
-{
-	return load_table(f, PFELF_SYMTAB);
-}
-
-static int load_dynsym(pfelf_file *f)
-{
-	return load_table(f, PFELF_DYNSYM);
-}
-
 int pfelf__symtab_get(pfelf_file *f, int which, struct pfelf__symtab **out)
 {
 	if (which != PFELF_SYMTAB && which != PFELF_DYNSYM)
@@ -154,8 +146,7 @@ int pfelf__symtab_get(pfelf_file *f, int which, struct pfelf__symtab **out)
 	int ret = pfelf__meta(f);
 	if (ret < 0)
 		return ret;
-	ret = pfelf__meta_once(f, &f->meta->sym_state[which],
-	                       which == PFELF_SYMTAB ? load_symtab : load_dynsym);
+	ret = pfelf__meta_once(f, &f->meta->sym_state[which], load_table, &which);
 	if (ret == 0)
 		*out = &f->meta->sym[which];
 	return ret;

@@ -28,8 +28,10 @@ static int cmp_name(const void *a, const void *b, void *arg)
 	return r ? r : (x > y) - (x < y);
 }
 
-static int build_byname(pfelf_file *f, struct pfelf__symtab *t)
+/* Loader of the name index of table ctx. */
+static int build_byname(pfelf_file *f, void *ctx)
 {
+	struct pfelf__symtab *t = ctx;
 	uint32_t *idx = malloc(t->count ? (size_t)t->count * sizeof(*idx) : 1);
 	if (!idx)
 		return -ENOMEM;
@@ -39,16 +41,6 @@ static int build_byname(pfelf_file *f, struct pfelf__symtab *t)
 	qsort_r(idx, t->count, sizeof(*idx), cmp_name, &c);
 	t->byname = idx;
 	return 0;
-}
-
-static int build_byname_symtab(pfelf_file *f)
-{
-	return build_byname(f, &f->meta->sym[PFELF_SYMTAB]);
-}
-
-static int build_byname_dynsym(pfelf_file *f)
-{
-	return build_byname(f, &f->meta->sym[PFELF_DYNSYM]);
 }
 
 /* Table t loaded, its versions too when it is .dynsym. */
@@ -87,9 +79,7 @@ PFELF_API int pfelf_symbol_find(pfelf_file *f, enum pfelf_symtab_kind k, const c
 		return -EINVAL;
 	int ret = table(f, k, &t, &v);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &t->byname_state,
-		                       k == PFELF_SYMTAB ? build_byname_symtab
-		                                         : build_byname_dynsym);
+		ret = pfelf__meta_once(f, &t->byname_state, build_byname, t);
 	if (ret < 0)
 		return ret;
 	size_t lo = 0, hi = t->count; /* first entry whose name >= name */
@@ -137,8 +127,10 @@ static int cmp_addr(const void *a, const void *b)
 	return (x->index < y->index) - (x->index > y->index);
 }
 
-static int build_addr(pfelf_file *f, struct pfelf__symtab *t)
+/* Loader of the address index of table ctx. */
+static int build_addr(pfelf_file *f, void *ctx)
 {
+	struct pfelf__symtab *t = ctx;
 	struct pfelf__addr_ent *e = malloc(t->count ? (size_t)t->count * sizeof(*e) : 1);
 	if (!e)
 		return -ENOMEM;
@@ -165,16 +157,6 @@ static int build_addr(pfelf_file *f, struct pfelf__symtab *t)
 	return 0;
 }
 
-static int build_addr_symtab(pfelf_file *f)
-{
-	return build_addr(f, &f->meta->sym[PFELF_SYMTAB]);
-}
-
-static int build_addr_dynsym(pfelf_file *f)
-{
-	return build_addr(f, &f->meta->sym[PFELF_DYNSYM]);
-}
-
 PFELF_API int pfelf_symbol_at(pfelf_file *f, enum pfelf_symtab_kind k, uint64_t addr,
                               pfelf_sym *out)
 {
@@ -184,8 +166,7 @@ PFELF_API int pfelf_symbol_at(pfelf_file *f, enum pfelf_symtab_kind k, uint64_t 
 		return -EINVAL;
 	int ret = table(f, k, &t, &v);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &t->addr_state,
-		                       k == PFELF_SYMTAB ? build_addr_symtab : build_addr_dynsym);
+		ret = pfelf__meta_once(f, &t->addr_state, build_addr, t);
 	if (ret < 0)
 		return ret;
 	size_t lo = 0, hi = t->addr_count; /* first entry that starts after addr */

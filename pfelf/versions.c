@@ -144,8 +144,9 @@ static int load_versym(pfelf_file *f, struct pfelf__versions *v, const struct pf
 	return 0;
 }
 
-static int load_versions(pfelf_file *f)
+static int load_versions(pfelf_file *f, void *ctx)
 {
+	(void)ctx;
 	struct pfelf__versions *v = &f->meta->ver;
 	struct pfelf__symtab *t = NULL;
 	int ret = pfelf__symtab_get(f, PFELF_DYNSYM, &t);
@@ -176,7 +177,7 @@ int pfelf__versions_get(pfelf_file *f, const struct pfelf__versions **out)
 {
 	int ret = pfelf__meta(f);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->ver_state, load_versions);
+		ret = pfelf__meta_once(f, &f->meta->ver_state, load_versions, NULL);
 	if (ret == 0)
 		*out = &f->meta->ver;
 	return ret;
