@@ -622,19 +622,13 @@ int src_size_now(const struct src_handle *h, const struct node *n, const pfelf_i
 
 void src_identity(const struct stat *st, pfelf_identity *id)
 {
-	memset(id, 0, sizeof(*id));
-	id->dev = (uint64_t)st->st_dev;
-	id->ino = (uint64_t)st->st_ino;
-	id->size = (uint64_t)st->st_size;
-	id->mtime_sec = st->st_mtim.tv_sec;
-	id->mtime_nsec = st->st_mtim.tv_nsec;
-	id->ctime_sec = st->st_ctim.tv_sec;
-	id->ctime_nsec = st->st_ctim.tv_nsec;
+	pfelf_identity_of(st, id);
 }
 
 bool src_same_identity(const struct stat *a, const struct stat *b)
 {
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+	pfelf_identity ia, ib;
+	pfelf_identity_of(a, &ia);
+	pfelf_identity_of(b, &ib);
+	return pfelf_identity_equal(&ia, &ib);
 }

@@ -103,10 +103,12 @@ int src_size_now(const struct src_handle *h, const struct node *n, const pfelf_i
  */
 bool src_fd_retry(int err, unsigned *tries);
 
-/* The identity of a stat result (what the shared-mapping registry keys on). */
+/* The identity of a stat result (pfelf_identity_of: what the shared-mapping
+ * registry keys on). */
 void src_identity(const struct stat *st, pfelf_identity *id);
 
-/* Whether two stat results describe the same file content (identity equal). */
+/* Whether two stat results describe the same file content (their
+ * identities are pfelf_identity_equal). */
 bool src_same_identity(const struct stat *a, const struct stat *b);
 
 #endif /* ELFFS_SOURCE_H */

@@ -132,10 +132,9 @@ int pfelf__open_retry(int dirfd, const char *path, int flags)
 
 static bool same_file(const pfelf_identity *a, const struct stat *st)
 {
-	return a->dev == (uint64_t)st->st_dev && a->ino == (uint64_t)st->st_ino &&
-	       a->size == (uint64_t)st->st_size && a->mtime_sec == st->st_mtim.tv_sec &&
-	       a->mtime_nsec == st->st_mtim.tv_nsec && a->ctime_sec == st->st_ctim.tv_sec &&
-	       a->ctime_nsec == st->st_ctim.tv_nsec;
+	pfelf_identity b;
+	pfelf_identity_of(st, &b);
+	return pfelf_identity_equal(a, &b);
 }
 
 static int reopen(pfelf_file *f)

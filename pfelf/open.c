@@ -42,7 +42,7 @@ int pfelf__finish_open(pfelf_file *f, pfelf_file **out)
 	return 0;
 }
 
-static void identity_of(const struct stat *st, pfelf_identity *id)
+PFELF_API void pfelf_identity_of(const struct stat *st, pfelf_identity *id)
 {
 	id->dev = (uint64_t)st->st_dev;
 	id->ino = (uint64_t)st->st_ino;
@@ -107,7 +107,7 @@ static int attach_fd(pfelf_file *f, int fd, unsigned flags, bool own)
 	else if ((uint64_t)st.st_size < 16)
 		ret = -ENOEXEC;
 	if (ret == 0) {
-		identity_of(&st, &f->id);
+		pfelf_identity_of(&st, &f->id);
 		f->has_id = true;
 		f->size = f->id.size;
 	}

@@ -39,7 +39,7 @@ static unsigned bucket_of(const pfelf_identity *id)
 	return (unsigned)(h % NBUCKETS);
 }
 
-static bool same_id(const pfelf_identity *a, const pfelf_identity *b)
+PFELF_API bool pfelf_identity_equal(const pfelf_identity *a, const pfelf_identity *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
 	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
@@ -70,7 +70,7 @@ static int map_new(int fd, const pfelf_identity *id, struct pfelf_mapping **out)
 static struct pfelf_mapping *hold_locked(const pfelf_identity *id)
 {
 	struct pfelf_mapping *m = buckets[bucket_of(id)];
-	while (m && !same_id(&m->id, id))
+	while (m && !pfelf_identity_equal(&m->id, id))
 		m = m->next;
 	if (m)
 		m->refs++;

@@ -253,6 +253,15 @@ PFELF_API uint64_t pfelf_size(const pfelf_file *f);
  */
 PFELF_API int pfelf_get_identity(const pfelf_file *f, pfelf_identity *id);
 
+struct stat;
+/** The identity of the file a stat result describes (device, inode, size,
+ * mtime and ctime with nanoseconds); never fails. */
+PFELF_API void pfelf_identity_of(const struct stat *st, pfelf_identity *id);
+
+/** Whether a and b are one identity (every field equal): the same file
+ * with the same content as far as stat can tell. */
+PFELF_API bool pfelf_identity_equal(const pfelf_identity *a, const pfelf_identity *b);
+
 /** Figures of the shared-mapping registry of this process (never fails). */
 PFELF_API void pfelf_registry_stats_get(pfelf_registry_stats *st);
 

@@ -1,7 +1,8 @@
 /*
  * Opening and closing (pfelf/open.c): pfelf_open, pfelf_openat,
  * pfelf_open_fd, pfelf_open_memory, pfelf_close, pfelf_backend,
- * pfelf_backend_name, pfelf_size, pfelf_get_identity, pfelf_is_elf_magic,
+ * pfelf_backend_name, pfelf_size, pfelf_get_identity (pfelf_identity_of,
+ * pfelf_identity_equal), pfelf_is_elf_magic,
  * and the errors of opening what is not an ELF regular file.
  */
 #include "backends.h"
@@ -31,6 +32,28 @@ static int count_fds(void)
 	return n - 1; /* the directory's own descriptor */
 }
 
+/* pfelf_identity_of gives the handle's identity id from stat result st, and
+ * pfelf_identity_equal tells it from one that differs in any one field. */
+static void check_identity_of(const pfelf_identity *id, const struct stat *st)
+{
+	pfelf_identity of, other;
+
+	memset(&of, 0xa5, sizeof(of));
+	pfelf_identity_of(st, &of);
+	assert_memory_equal(&of, id, sizeof(of));
+	assert_true(pfelf_identity_equal(&of, id));
+	for (size_t field = 0; field < sizeof(other) / sizeof(uint64_t); field++) {
+		uint64_t word;
+
+		other = of;
+		memcpy(&word, (char *)&other + field * sizeof(word), sizeof(word));
+		word ^= 1;
+		memcpy((char *)&other + field * sizeof(word), &word, sizeof(word));
+		assert_false(pfelf_identity_equal(&of, &other));
+		assert_false(pfelf_identity_equal(&other, &of));
+	}
+}
+
 static void check_identity(pfelf_file *f, const char *path, enum tb_backend b)
 {
 	pfelf_identity id;
@@ -53,6 +76,7 @@ static void check_identity(pfelf_file *f, const char *path, enum tb_backend b)
 	assert_int_equal(id.mtime_nsec, st.st_mtim.tv_nsec);
 	assert_int_equal(id.ctime_sec, st.st_ctim.tv_sec);
 	assert_int_equal(id.ctime_nsec, st.st_ctim.tv_nsec);
+	check_identity_of(&id, &st);
 }
 
 /* Every fixture opens with every backend; the basic accessors agree with stat and pread. */
