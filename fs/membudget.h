@@ -30,7 +30,7 @@
 
 /* What a reservation is for (reported apart). */
 enum membudget_kind {
-	MB_VIEWS,        /* parsed views (bincache.c, view.c, textview.c, symnames.c) */
+	MB_VIEWS,        /* parsed views (bincache.c, view.c, textview.c, symfiles.c) */
 	MB_DECOMPRESSED, /* decompressed sections (dcache.c) */
 	MB_NKINDS,
 };

@@ -1,7 +1,7 @@
 /* Separate debug information links: .gnu_debuglink (file name and the
  * CRC-32 of the debug file) and .gnu_debugaltlink (file name and build
  * id), and the CRC-32 of a whole file to check a debuglink against. */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,7 @@ static int copy_named(pfelf_file *f, const char *name, uint8_t **out, size_t *le
 static int load_links(pfelf_file *f, void *ctx)
 {
 	(void)ctx;
-	struct pfelf_meta *m = f->meta;
+	struct pfelf_tables *m = f->tables;
 	int n = pfelf_section_count(f);
 	if (n <= 0)
 		return n;
@@ -44,18 +44,18 @@ static int load_links(pfelf_file *f, void *ctx)
 	return ret;
 }
 
-static int links(pfelf_file *f, struct pfelf_meta **m)
+static int links(pfelf_file *f, struct pfelf_tables **m)
 {
-	int ret = pfelf__meta(f);
+	int ret = pfelf__tables(f);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->link_state, load_links, NULL);
-	*m = f->meta;
+		ret = pfelf__tables_once(f, &f->tables->link_state, load_links, NULL);
+	*m = f->tables;
 	return ret;
 }
 
 PFELF_API int pfelf_debuglink(pfelf_file *f, const char **name, uint32_t *crc)
 {
-	struct pfelf_meta *m;
+	struct pfelf_tables *m;
 	int ret = links(f, &m);
 	if (ret < 0)
 		return ret;
@@ -72,7 +72,7 @@ PFELF_API int pfelf_debuglink(pfelf_file *f, const char **name, uint32_t *crc)
 
 PFELF_API int pfelf_debugaltlink(pfelf_file *f, const char **name, const uint8_t **id)
 {
-	struct pfelf_meta *m;
+	struct pfelf_tables *m;
 	int ret = links(f, &m);
 	if (ret < 0)
 		return ret;

@@ -2,7 +2,7 @@
  * table, the names it gives (needed, soname, rpath, runpath), DT_FLAGS_1
  * and what it says of the file (PIE, readelf's type line), and the
  * PT_INTERP interpreter. */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +117,7 @@ static void load_interp(pfelf_file *f, struct pfelf__dyn *d)
 static int load_dyn(pfelf_file *f, void *ctx)
 {
 	(void)ctx;
-	struct pfelf__dyn *d = &f->meta->dyn;
+	struct pfelf__dyn *d = &f->tables->dyn;
 	uint64_t off = 0, len = 0;
 	const pfelf_shdr *sec = NULL;
 	int ret = dyn_range(f, &off, &len, &sec);
@@ -143,11 +143,11 @@ static int load_dyn(pfelf_file *f, void *ctx)
 /* The loaded dynamic info, bad PT_DYNAMIC or not. */
 static int dyn_any(pfelf_file *f, const struct pfelf__dyn **out)
 {
-	int ret = pfelf__meta(f);
+	int ret = pfelf__tables(f);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->dyn_state, load_dyn, NULL);
+		ret = pfelf__tables_once(f, &f->tables->dyn_state, load_dyn, NULL);
 	if (ret == 0)
-		*out = &f->meta->dyn;
+		*out = &f->tables->dyn;
 	return ret;
 }
 

@@ -4,7 +4,7 @@
  * validated header found by scanning the first read-only PT_LOAD). Every
  * read is bounded: 64 KiB of build info, 4 KiB version strings, 1 MiB
  * scan chunks. */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>

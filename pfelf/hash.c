@@ -2,7 +2,7 @@
  * buckets, chains) or DT_HASH, both copied and checked on first use; every
  * chain walk is bounded by the number of symbols. Also counts DT_SYMTAB
  * entries for files without section headers, the way readelf does. */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +147,7 @@ static int load_sysv(pfelf_file *f, struct pfelf__hash *h, const struct pfelf__s
 static int load_hash(pfelf_file *f, void *ctx)
 {
 	(void)ctx;
-	struct pfelf__hash *h = &f->meta->hash;
+	struct pfelf__hash *h = &f->tables->hash;
 	struct pfelf__symtab *t = NULL;
 	int ret = pfelf__symtab_get(f, PFELF_DYNSYM, &t);
 	if (ret == 0)
@@ -190,7 +190,7 @@ static void consider(pfelf_file *f, struct pfelf__symtab *t, const struct pfelf_
 static int walk_gnu(pfelf_file *f, struct pfelf__symtab *t, const struct pfelf__versions *v,
                     const char *name, struct best *b)
 {
-	const struct pfelf__hash *h = &f->meta->hash;
+	const struct pfelf__hash *h = &f->tables->hash;
 	uint32_t hv = gnu_hash(name), bits = f->is64 ? 64 : 32;
 	uint64_t word = h->gnu_bloom[(hv / bits) & (h->gnu_bloom_size - 1)];
 	uint64_t mask =
@@ -216,7 +216,7 @@ static int walk_gnu(pfelf_file *f, struct pfelf__symtab *t, const struct pfelf__
 static int walk_sysv(pfelf_file *f, struct pfelf__symtab *t, const struct pfelf__versions *v,
                      const char *name, struct best *b)
 {
-	const struct pfelf__hash *h = &f->meta->hash;
+	const struct pfelf__hash *h = &f->tables->hash;
 	if (h->sysv_nbucket == 0)
 		return 0;
 	uint32_t i = h->sysv_bucket[sysv_hash(name) % h->sysv_nbucket];
@@ -239,10 +239,10 @@ PFELF_API int pfelf_symbol_lookup(pfelf_file *f, const char *name, pfelf_sym *ou
 	if (ret == 0)
 		ret = pfelf__versions_get(f, &v);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->hash_state, load_hash, NULL);
+		ret = pfelf__tables_once(f, &f->tables->hash_state, load_hash, NULL);
 	if (ret < 0)
 		return ret;
-	const struct pfelf__hash *h = &f->meta->hash;
+	const struct pfelf__hash *h = &f->tables->hash;
 	struct best b = {.rank = 0};
 	if (h->has_gnu)
 		ret = walk_gnu(f, t, v, name, &b);

@@ -2,7 +2,7 @@
  * without note sections), 4- or 8-byte aligned, copied on first use with
  * every name NUL-ended; and the notes pfelf knows: GNU build id, Go build
  * id, GNU properties, a core file's NT_PRSTATUS and NT_FILE. */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +146,7 @@ static int from_segments(pfelf_file *f, struct builder *b)
 static int load_notes(pfelf_file *f, void *ctx)
 {
 	(void)ctx;
-	struct pfelf__notes *n = &f->meta->notes;
+	struct pfelf__notes *n = &f->tables->notes;
 	struct builder b = {.n = n};
 	bool found = false;
 	int ret = 0;
@@ -166,11 +166,11 @@ static int load_notes(pfelf_file *f, void *ctx)
 
 int pfelf__notes_get(pfelf_file *f, const struct pfelf__notes **out)
 {
-	int ret = pfelf__meta(f);
+	int ret = pfelf__tables(f);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->notes_state, load_notes, NULL);
+		ret = pfelf__tables_once(f, &f->tables->notes_state, load_notes, NULL);
 	if (ret == 0)
-		*out = &f->meta->notes;
+		*out = &f->tables->notes;
 	return ret;
 }
 

@@ -1,6 +1,6 @@
 /* Opening and closing handles; choosing the backend. */
 #include "pfelf_i.h"
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@ pfelf_file *pfelf__alloc(void)
 
 void pfelf__free(pfelf_file *f)
 {
-	pfelf__meta_free(f);
+	pfelf__tables_free(f);
 	if (f->ops)
 		f->ops->release(f);
 	free(f->path);

@@ -225,11 +225,11 @@ struct pfelf_file {
 	_Atomic int ph_state;
 	pfelf_phdr *ph; /* phnum entries */
 
-	/* Metadata tables (symbols, versions, hash, notes, dynamic; meta_i.h),
-	 * allocated on first use through meta_state and freed by
-	 * pfelf__meta_free(), which pfelf__free() must call. */
-	_Atomic int meta_state;
-	struct pfelf_meta *meta;
+	/* The other tables (symbols, versions, hash, notes, dynamic; tables_i.h),
+	 * allocated on first use through tables_state and freed by
+	 * pfelf__tables_free(), which pfelf__free() must call. */
+	_Atomic int tables_state;
+	struct pfelf_tables *tables;
 };
 
 /* Header decoding and validation (header.c). */
@@ -307,7 +307,7 @@ typedef int (*pfelf__loader)(pfelf_file *f, void *ctx);
 int pfelf__once(pfelf_file *f, pthread_mutex_t *lock, _Atomic int *state, pfelf__loader load,
                 void *ctx) PFELF_HIDDEN;
 /* pfelf__once under the handle's lock: the section and program header
- * tables, the by-name index, the metadata block. */
+ * tables, the by-name index, the block of other tables (tables_i.h). */
 static inline int pfelf__load_once(pfelf_file *f, _Atomic int *state, pfelf__loader load)
 {
 	return pfelf__once(f, &f->lock, state, load, NULL);

@@ -1,7 +1,7 @@
 /* Symbol tables: .symtab and .dynsym (or DT_SYMTAB when there is no
  * section table), copied on first use with their string tables and
  * SHT_SYMTAB_SHNDX extension, decoded one entry at a time. */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +123,7 @@ static int load_from_dynamic(pfelf_file *f, struct pfelf__symtab *t)
 static int load_table(pfelf_file *f, void *ctx)
 {
 	int which = *(const int *)ctx;
-	struct pfelf__symtab *t = &f->meta->sym[which];
+	struct pfelf__symtab *t = &f->tables->sym[which];
 	int n = pfelf_section_count(f);
 	if (n < 0)
 		return n;
@@ -143,12 +143,12 @@ int pfelf__symtab_get(pfelf_file *f, int which, struct pfelf__symtab **out)
 {
 	if (which != PFELF_SYMTAB && which != PFELF_DYNSYM)
 		return -EINVAL;
-	int ret = pfelf__meta(f);
+	int ret = pfelf__tables(f);
 	if (ret < 0)
 		return ret;
-	ret = pfelf__meta_once(f, &f->meta->sym_state[which], load_table, &which);
+	ret = pfelf__tables_once(f, &f->tables->sym_state[which], load_table, &which);
 	if (ret == 0)
-		*out = &f->meta->sym[which];
+		*out = &f->tables->sym[which];
 	return ret;
 }
 

@@ -3,7 +3,7 @@
  * sorted by address, with a running maximum of their ends so that the
  * search for the symbol containing an address stops as soon as no earlier
  * symbol can reach it). */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +79,7 @@ PFELF_API int pfelf_symbol_find(pfelf_file *f, enum pfelf_symtab_kind k, const c
 		return -EINVAL;
 	int ret = table(f, k, &t, &v);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &t->byname_state, build_byname, t);
+		ret = pfelf__tables_once(f, &t->byname_state, build_byname, t);
 	if (ret < 0)
 		return ret;
 	size_t lo = 0, hi = t->count; /* first entry whose name >= name */
@@ -166,7 +166,7 @@ PFELF_API int pfelf_symbol_at(pfelf_file *f, enum pfelf_symtab_kind k, uint64_t 
 		return -EINVAL;
 	int ret = table(f, k, &t, &v);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &t->addr_state, build_addr, t);
+		ret = pfelf__tables_once(f, &t->addr_state, build_addr, t);
 	if (ret < 0)
 		return ret;
 	size_t lo = 0, hi = t->addr_count; /* first entry that starts after addr */

@@ -4,7 +4,7 @@
  * version is resolved as binutils' readelf does it, so that names read
  * "name@@VER", "name@VER" and "name@VER (N)" exactly as readelf -s prints
  * them. Malformed version tables are treated as absent (never fatal). */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +147,7 @@ static int load_versym(pfelf_file *f, struct pfelf__versions *v, const struct pf
 static int load_versions(pfelf_file *f, void *ctx)
 {
 	(void)ctx;
-	struct pfelf__versions *v = &f->meta->ver;
+	struct pfelf__versions *v = &f->tables->ver;
 	struct pfelf__symtab *t = NULL;
 	int ret = pfelf__symtab_get(f, PFELF_DYNSYM, &t);
 	if (ret < 0)
@@ -175,11 +175,11 @@ static int load_versions(pfelf_file *f, void *ctx)
 
 int pfelf__versions_get(pfelf_file *f, const struct pfelf__versions **out)
 {
-	int ret = pfelf__meta(f);
+	int ret = pfelf__tables(f);
 	if (ret == 0)
-		ret = pfelf__meta_once(f, &f->meta->ver_state, load_versions, NULL);
+		ret = pfelf__tables_once(f, &f->tables->ver_state, load_versions, NULL);
 	if (ret == 0)
-		*out = &f->meta->ver;
+		*out = &f->tables->ver;
 	return ret;
 }
 

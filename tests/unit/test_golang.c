@@ -8,7 +8,7 @@
 #include "meta_helpers.h"
 #include "synth.h"
 
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,15 +1,16 @@
 /*
- * Private header of pfelf's metadata modules (issue 6): symbol tables and
- * their indexes, versions, hash tables, notes, the dynamic section.
+ * Private header of pfelf's lazily loaded tables beyond the section and
+ * program headers: symbol tables and their indexes, versions, hash tables,
+ * notes, the dynamic section, debug links (tables.c and their modules).
  *
- * Every table lives in one struct pfelf_meta hanging off the handle,
- * allocated on first use. Each table is loaded once under the metadata lock
- * (pfelf__meta_once, recursive) from bytes copied out of the file with
+ * Every table lives in one struct pfelf_tables hanging off the handle,
+ * allocated on first use. Each table is loaded once under the tables' lock
+ * (pfelf__tables_once, recursive) from bytes copied out of the file with
  * pfelf__read_range, so nothing here ever touches the mapping directly, and
- * each is freed by pfelf__meta_free() at pfelf_close().
+ * each is freed by pfelf__tables_free() at pfelf_close().
  */
-#ifndef PFELF_META_I_H
-#define PFELF_META_I_H
+#ifndef PFELF_TABLES_I_H
+#define PFELF_TABLES_I_H
 
 #include "pfelf_i.h"
 
@@ -114,7 +115,7 @@ struct pfelf__notes {
 	size_t data_len;
 };
 
-struct pfelf_meta {
+struct pfelf_tables {
 	pthread_mutex_t lock;     /* recursive: guards loading of the tables below */
 	_Atomic int sym_state[2]; /* [PFELF_SYMTAB], [PFELF_DYNSYM] */
 	struct pfelf__symtab sym[2];
@@ -134,16 +135,17 @@ struct pfelf_meta {
 };
 
 /* The handle's metadata block, allocated on first use: 0 or -ENOMEM. */
-int pfelf__meta(pfelf_file *f) PFELF_HIDDEN;
+int pfelf__tables(pfelf_file *f) PFELF_HIDDEN;
 /* pfelf__once under the metadata lock: recursive, because one table's
  * loader loads the tables it needs; taken before f->lock (which loaders may
- * take through pfelf_section_count), never after it. Needs pfelf__meta. */
-static inline int pfelf__meta_once(pfelf_file *f, _Atomic int *state, pfelf__loader load, void *ctx)
+ * take through pfelf_section_count), never after it. Needs pfelf__tables. */
+static inline int pfelf__tables_once(pfelf_file *f, _Atomic int *state, pfelf__loader load,
+                                     void *ctx)
 {
-	return pfelf__once(f, &f->meta->lock, state, load, ctx);
+	return pfelf__once(f, &f->tables->lock, state, load, ctx);
 }
 /* Free every metadata table of f (idempotent). */
-void pfelf__meta_free(pfelf_file *f) PFELF_HIDDEN;
+void pfelf__tables_free(pfelf_file *f) PFELF_HIDDEN;
 
 /* Load a symbol table (0 = .symtab, 1 = .dynsym): 0 or -errno. */
 int pfelf__symtab_get(pfelf_file *f, int which, struct pfelf__symtab **out) PFELF_HIDDEN;
@@ -175,4 +177,4 @@ void pfelf__sym_version(const struct pfelf__versions *v, const struct pfelf__sym
 /* Notes (loaded on first use). */
 int pfelf__notes_get(pfelf_file *f, const struct pfelf__notes **out) PFELF_HIDDEN;
 
-#endif /* PFELF_META_I_H */
+#endif /* PFELF_TABLES_I_H */

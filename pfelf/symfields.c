@@ -1,6 +1,6 @@
 /* Symbol fields spelled as binutils' readelf -s spells them: type,
  * binding, visibility, section index and the versioned name. */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,14 +1,15 @@
-/* The metadata block of a handle and the helpers its modules share:
+/* The block of lazily loaded tables of a handle (tables_i.h) and the
+ * helpers their modules share:
  * bounded table copies, section search. */
-#include "meta_i.h"
+#include "tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int alloc_meta(pfelf_file *f, void *ctx)
+static int alloc_tables(pfelf_file *f, void *ctx)
 {
 	(void)ctx;
-	struct pfelf_meta *m = calloc(1, sizeof(*m));
+	struct pfelf_tables *m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	pthread_mutexattr_t a;
@@ -20,13 +21,13 @@ static int alloc_meta(pfelf_file *f, void *ctx)
 		free(m);
 		return -ENOMEM;
 	}
-	f->meta = m;
+	f->tables = m;
 	return 0;
 }
 
-int pfelf__meta(pfelf_file *f)
+int pfelf__tables(pfelf_file *f)
 {
-	return pfelf__load_once(f, &f->meta_state, alloc_meta);
+	return pfelf__load_once(f, &f->tables_state, alloc_tables);
 }
 
 static void free_symtab(struct pfelf__symtab *t)
@@ -38,9 +39,9 @@ static void free_symtab(struct pfelf__symtab *t)
 	free(t->addr);
 }
 
-void pfelf__meta_free(pfelf_file *f)
+void pfelf__tables_free(pfelf_file *f)
 {
-	struct pfelf_meta *m = f->meta;
+	struct pfelf_tables *m = f->tables;
 	if (!m)
 		return;
 	for (int i = 0; i < 2; i++)
@@ -62,8 +63,8 @@ void pfelf__meta_free(pfelf_file *f)
 	free(m->altlink);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
-	f->meta = NULL;
-	atomic_store(&f->meta_state, 0);
+	f->tables = NULL;
+	atomic_store(&f->tables_state, 0);
 }
 
 int pfelf__copy_table(pfelf_file *f, uint64_t off, uint64_t len, uint8_t **out)
