@@ -108,7 +108,7 @@ def sample_libs():
 
 
 def make_tree(root):
-    """fixtures/, lib/ (hard links or copies), bombs/ and copies/; the
+    """fixtures/, lib/ (copies), bombs/ and copies/; the
     relative paths of its binaries."""
     for d in ("fixtures", "lib", "bombs", "copies"):
         os.mkdir(os.path.join(root, d))
@@ -116,12 +116,11 @@ def make_tree(root):
     for n in sorted(os.listdir(fix)):
         if os.path.isfile(os.path.join(fix, n)) and oracle.is_elf(os.path.join(fix, n)):
             shutil.copyfile(os.path.join(fix, n), os.path.join(root, "fixtures", n))
+    # Copies, not hard links: a link changes the ctime of the system
+    # library, and a mount of it by another test running beside this one
+    # (test_stress) then takes it for a changed file (a new generation).
     for path in sample_libs():
-        dst = os.path.join(root, "lib", os.path.basename(path))
-        try:
-            os.link(path, dst)
-        except OSError:
-            shutil.copyfile(path, dst)
+        shutil.copyfile(path, os.path.join(root, "lib", os.path.basename(path)))
     bombs.write_all(os.path.join(root, "bombs"))
     for i in range(COPIES):
         for b in ("symbomb.o", "dynbomb.so"):
