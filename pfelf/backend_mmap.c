@@ -65,10 +65,12 @@ static int mmap_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_adv
 	 * is about the mapping to come, so make it. */
 	if (!is_mapped(f) && (a == PFELF_ADVICE_DONTNEED || pfelf__fd_map(f) < 0))
 		return 0;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t start = off & ~(page - 1);
-	uint64_t end = off + len;
-	if (madvise((void *)(f->base + start), (size_t)(end - start), madvice[a]) < 0)
+	/* Page-align the address, not the offset: an archive member's base is
+	 * inside the archive's mapping. */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t end = (uintptr_t)(f->base + off) + (uintptr_t)len;
+	uintptr_t start = (uintptr_t)(f->base + off) & ~(page - 1);
+	if (madvise((void *)start, (size_t)(end - start), madvice[a]) < 0)
 		return -errno;
 	return 0;
 }

@@ -24,7 +24,7 @@ int pfelf__pread_all(int fd, uint64_t off, void *buf, size_t len)
 static int pread_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 {
 	if (!f->reopen)
-		return pfelf__pread_all(f->fd, off, buf, len);
+		return pfelf__pread_all(f->fd, f->origin + off, buf, len);
 	return pfelf__fd_pread(f, off, buf, len);
 }
 
@@ -38,7 +38,7 @@ static int pread_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
 	}
 	ref->ptr = NULL;
 	ref->fd = fd;
-	ref->pos = off;
+	ref->pos = f->origin + off;
 	ref->len = len;
 	return 0;
 }
@@ -55,14 +55,14 @@ static int pread_advise(pfelf_file *f, uint64_t off, uint64_t len, enum pfelf_ad
 {
 	if (len == 0 || f->fd < 0)
 		return 0; /* a parked descriptor has no cache hints to keep */
-	return -posix_fadvise(f->fd, (off_t)off, (off_t)len, fadvice[a]);
+	return -posix_fadvise(f->fd, (off_t)(f->origin + off), (off_t)len, fadvice[a]);
 }
 
 static void pread_release(pfelf_file *f)
 {
 	if (f->reopen)
 		pfelf__fd_unregister(f);
-	else if (f->fd >= 0)
+	else if (f->fd >= 0 && !f->ar) /* an archive member's is the archive's */
 		close(f->fd);
 	f->fd = -1;
 }

@@ -22,6 +22,8 @@ void pfelf__free(pfelf_file *f)
 	pfelf__tables_free(f);
 	if (f->ops)
 		f->ops->release(f);
+	if (f->ar)
+		pfelf__archive_put(f->ar);
 	free(f->path);
 	free(f->sh);
 	free(f->shstr);

@@ -230,7 +230,17 @@ struct pfelf_file {
 	 * pfelf__tables_free(), which pfelf__free() must call. */
 	_Atomic int tables_state;
 	struct pfelf_tables *tables;
+
+	/* A member of an archive (archive.c): ar is held until the handle is
+	 * freed. Under pread the descriptor is ar's (not closed here) and
+	 * file offsets are relative to origin; mmap and memory handles have
+	 * base moved to the member's first byte instead. */
+	struct pfelf_archive *ar;
+	uint64_t origin;
 };
+
+/* Drop a reference on an archive handle (archive.c). */
+void pfelf__archive_put(struct pfelf_archive *a) PFELF_HIDDEN;
 
 /* Header decoding and validation (header.c). */
 int pfelf__parse_header(pfelf_file *f) PFELF_HIDDEN;
