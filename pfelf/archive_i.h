@@ -58,4 +58,9 @@ int pfelf__ar_index(pfelf_archive *a, enum pfelf_ar_index k, uint64_t off,
 int pfelf__ar_skip(pfelf_archive *a, uint64_t header_offset, uint32_t position, int error,
                    const char *reason) PFELF_HIDDEN;
 
+/* Work done by the opens of this process (tests): headers walked, bytes
+ * copied out of archives, steps of the symbol-to-member searches. */
+uint64_t pfelf__ar_work(void);
+void pfelf__ar_count(uint64_t n) PFELF_HIDDEN;
+
 #endif /* PFELF_ARCHIVE_I_H */

@@ -252,7 +252,7 @@ static int special(struct walk *w, const uint8_t *h, uint64_t off, uint64_t size
 		;
 	else if (memcmp(h, "#1/", 3) == 0) {
 		uint64_t n;
-		char name[20];
+		char name[32];
 		if (!number(h + 3, 13, 10, &n) || n > size || n >= sizeof(name) || n < 9)
 			return 0;
 		int ret = pfelf__ar_read(a, data, name, (size_t)n);
@@ -272,11 +272,13 @@ static int special(struct walk *w, const uint8_t *h, uint64_t off, uint64_t size
 		why = "second // table";
 	else if (!table && a->index_kind != PFELF_AR_INDEX_NONE)
 		why = "second symbol index";
+	/* Past the first regular member, a special one takes a position. */
+	uint32_t pos = w->regular_seen ? w->position++ : UINT32_MAX;
 	if (why)
-		return pfelf__ar_skip(a, off, UINT32_MAX, -EINVAL, why) < 0 ? -ENOMEM : 1;
+		return pfelf__ar_skip(a, off, pos, -EINVAL, why) < 0 ? -ENOMEM : 1;
 	int ret = table ? load_longnames(w, data, size) : pfelf__ar_index(a, k, data, size);
 	if (ret == -EINVAL)
-		ret = pfelf__ar_skip(a, off, UINT32_MAX, -EINVAL,
+		ret = pfelf__ar_skip(a, off, pos, -EINVAL,
 		                     table ? "// table over 256 MiB" : "malformed symbol index");
 	return ret < 0 ? ret : 1;
 }
@@ -287,6 +289,7 @@ static int one(struct walk *w, uint64_t off, uint64_t *next)
 	pfelf_archive *a = w->a;
 	const uint8_t *h;
 	*next = 0;
+	pfelf__ar_count(1);
 	if (a->size - off < AR_HDR_LEN)
 		return pfelf__ar_skip(a, off, w->position, -EINVAL, "truncated member header");
 	int ret = get(w, off, AR_HDR_LEN, &h);
@@ -366,6 +369,7 @@ static void resolve_symbols(pfelf_archive *a)
 		uint32_t lo = 0, hi = a->nmembers;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
+			pfelf__ar_count(1);
 			if (a->members[mid].header_offset < want)
 				lo = mid + 1;
 			else

@@ -807,8 +807,9 @@ enum pfelf_ar_index {
 /** One member of an archive (a copy: the caller owns the struct). */
 typedef struct pfelf_ar_member {
 	uint32_t index;         /* in the list of members, from 0 */
-	uint32_t position;      /* among every member header of the archive, skipped ones
-	                           and the special members left out, from 0 */
+	uint32_t position;      /* among the member headers after the special members at
+	                           the start (symbol index, "//"), skipped ones included,
+	                           from 0 */
 	const char *name;       /* as ar t prints it, owned by the archive handle; for a
 	                           thin member the path as written in the archive */
 	uint64_t header_offset; /* offset of its 60-byte header */
@@ -825,7 +826,8 @@ typedef struct pfelf_ar_member {
 /** A member header that was not listed, and why. */
 typedef struct pfelf_ar_skipped {
 	uint64_t header_offset; /* offset of its header */
-	uint32_t position;      /* as pfelf_ar_member.position */
+	uint32_t position;      /* as pfelf_ar_member.position; UINT32_MAX for a special
+	                           member before the first regular one */
 	int error;              /* -EINVAL (malformed), -E2BIG (past PFELF_AR_MAX_MEMBERS) */
 	const char *reason;     /* a static string ("long name outside the // table", ...) */
 } pfelf_ar_skipped;
