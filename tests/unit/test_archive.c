@@ -567,6 +567,42 @@ static void test_lifetime(void **state)
 	free(path);
 }
 
+/* The archive shrinks under open handles: reads of bytes that are gone
+ * give -EIO through the member handle and the archive handle (the kernel
+ * copies out of the mapping: no SIGBUS); bytes still there read alike. */
+static void test_truncated_after_open(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	if (b == TB_MEMORY)
+		skip(); /* a caller's buffer cannot shrink */
+	build();
+	char *src = in_dir("gnu.a");
+	char *path = tb_copy_tmp("shrink", src);
+	struct arh h;
+	assert_ret(ar_open(path, b, &h), 0);
+	pfelf_ar_member m;
+	assert_ret(pfelf_archive_member(h.a, 0, &m), 0); /* many.o, the first */
+	pfelf_file *f;
+	assert_ret(pfelf_archive_open_member(h.a, 0, 0, &f), 0);
+	assert_true(pfelf_section_count(f) > 100);
+	uint64_t keep = m.offset + 64; /* the ELF header stays */
+	uint64_t cut = (keep + 8192) & ~(uint64_t)4095;
+	assert_true(cut + 4096 < m.offset + m.size);
+	assert_int_equal(truncate(path, (off_t)cut), 0);
+	uint8_t buf[64], want[64];
+	tb_pread_exact(src, m.offset, want, sizeof(want));
+	assert_ret(pfelf_read(f, 0, buf, sizeof(buf)), 64);
+	assert_memory_equal(buf, want, sizeof(want));
+	uint64_t gone = cut + 4096 - m.offset; /* a whole page past the new end */
+	assert_ret(pfelf_read(f, gone, buf, sizeof(buf)), -EIO);
+	assert_ret(pfelf_archive_read(h.a, m.offset + gone, buf, sizeof(buf)), -EIO);
+	pfelf_close(f);
+	ar_close(&h);
+	unlink(path);
+	free(path);
+	free(src);
+}
+
 /* pfelf_archive_open_fd and the argument errors. */
 static void test_open_errors(void **state)
 {
@@ -600,10 +636,15 @@ static void test_open_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        TB_BACKEND_TESTS(test_gnu),         TB_BACKEND_TESTS(test_duplicates),
-	        TB_BACKEND_TESTS(test_thin),        TB_BACKEND_TESTS(test_empty),
-	        TB_BACKEND_TESTS(test_gnu64),       TB_BACKEND_TESTS(test_bsd),
-	        TB_BACKEND_TESTS(test_bsd64),       TB_BACKEND_TESTS(test_lifetime),
+	        TB_BACKEND_TESTS(test_gnu),
+	        TB_BACKEND_TESTS(test_duplicates),
+	        TB_BACKEND_TESTS(test_thin),
+	        TB_BACKEND_TESTS(test_empty),
+	        TB_BACKEND_TESTS(test_gnu64),
+	        TB_BACKEND_TESTS(test_bsd),
+	        TB_BACKEND_TESTS(test_bsd64),
+	        TB_BACKEND_TESTS(test_lifetime),
+	        TB_BACKEND_TESTS(test_truncated_after_open),
 	        cmocka_unit_test(test_open_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
