@@ -1,5 +1,6 @@
 /* The attributes the mount shows for a node (SPEC section 3). */
 #include "attr.h"
+#include "iopolicy.h"
 
 #include <string.h>
 
@@ -57,7 +58,7 @@ void attr_of(struct node *n, struct stat *out)
 	out->st_atim = (struct timespec){(time_t)s.atime, (long)s.atime_ns};
 	out->st_mtim = (struct timespec){(time_t)s.mtime, (long)s.mtime_ns};
 	out->st_ctim = (struct timespec){(time_t)s.ctime, (long)s.ctime_ns};
-	out->st_blksize = 4096;
+	out->st_blksize = iopolicy_blksize(n);
 	shape(n, (mode_t)s.mode, (off_t)s.size, out);
 	out->st_blocks = (out->st_size + 511) / 512;
 }

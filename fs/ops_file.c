@@ -16,6 +16,7 @@
 #include "bincache.h"
 #include "check.h"
 #include "handles.h"
+#include "iopolicy.h"
 #include "source.h"
 #include "openmeta.h"
 
@@ -183,6 +184,8 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct node *n = node_get(ino);
 	struct ofile *of = NULL;
 	int ret = n ? open_node(n, (int)fuse_req_ctx(req)->pid, &of) : -ESTALE;
+	if (ret == 0)
+		iopolicy_open(n, fi); /* direct_io, keep_cache */
 	node_put(n);
 	if (ret < 0) {
 		fuse_reply_err(req, -ret);
@@ -190,7 +193,6 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	handles_add(&of->link, ofile_free_link);
 	fi->fh = (uintptr_t)of;
-	fi->keep_cache = 1; /* a node's bytes never change: a new source is a new node */
 	if (fuse_reply_open(req, fi) != 0)
 		ofile_free(of);
 }

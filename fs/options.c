@@ -1,5 +1,6 @@
 /* The command line: elffs [options] SOURCE MOUNTPOINT. */
 #include "options.h"
+#include "iopolicy.h"
 #include "membudget.h"
 
 #include <errno.h>
@@ -23,6 +24,8 @@ static const struct fuse_opt specs[] = {
         ELFFS_OPT("timeout=%s", timeout, 0),
         ELFFS_OPT("readahead=%s", readahead, 0),
         ELFFS_OPT("memory=%s", memory, 0),
+        ELFFS_OPT("direct_io=%s", direct_io, 0),
+        ELFFS_OPT("iosize=%s", iosize, 0),
         FUSE_OPT_KEY("-h", KEY_HELP),
         FUSE_OPT_KEY("--help", KEY_HELP),
         FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -106,6 +109,10 @@ static void help(void)
 	       "                           default 1024, 0 keeps the kernel's 128)\n"
 	       "    -o memory=MB           memory budget of parsed views and decompressed\n"
 	       "                           sections in MiB (default 256, less on small machines)\n"
+	       "    -o direct_io=MODE      section and segment files through the page cache\n"
+	       "                           (off, the default), or direct I/O: auto (files of\n"
+	       "                           16 MiB or more) or on (all); no shared mmap then\n"
+	       "    -o iosize=BYTES        largest st_blksize of those files (default 1048576)\n"
 	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
 	       "                           ro and default_permissions are always on\n\n"
 	       "session options:\n");
@@ -268,7 +275,8 @@ static int check_mountpoint(const char *mnt)
 
 static int check_arguments(struct elffs_opts *o)
 {
-	if (parse_timeout(o) < 0 || parse_readahead(o) < 0 || parse_memory(o) < 0)
+	if (parse_timeout(o) < 0 || parse_readahead(o) < 0 || parse_memory(o) < 0 ||
+	    iopolicy_parse(o->direct_io, o->iosize) < 0)
 		return ELFFS_EXIT_USAGE;
 	if (o->nonopts < 2) {
 		usage(stderr);
@@ -336,6 +344,8 @@ void options_free(struct elffs_opts *o)
 	free(o->timeout);
 	free(o->readahead);
 	free(o->memory);
+	free(o->direct_io);
+	free(o->iosize);
 	free(o->cmd.mountpoint);
 	memset(o, 0, sizeof(*o));
 }

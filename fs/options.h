@@ -37,6 +37,8 @@ struct elffs_opts {
 	unsigned readahead_kb; /* 0: the kernel's window */
 	char *memory;          /* -o memory=MB as given */
 	uint64_t memory_mb;    /* 0: the default (membudget.h) */
+	char *direct_io;       /* -o direct_io=MODE as given (iopolicy.c) */
+	char *iosize;          /* -o iosize=BYTES as given (iopolicy.c) */
 	int help;
 	int version;
 	int nonopts; /* positional arguments seen */
