@@ -6,7 +6,7 @@
  *
  * ceiling [--mode=M] [--keep-cache] [--direct-io] [--dontneed] [--populate] [--advise=A]
  * [--threads=N]
- *         [--clone-fd] --source=FILE [--offset=N] [--size=N] [FUSE options] MOUNTPOINT
+ *         [--clone-fd] [--max-read=N] --source=FILE [--offset=N] [--size=N] [FUSE options] MOUNTPOINT
  *
  *   --mode=mem    bytes copied once into anonymous memory at start (default)
  *   --mode=mmap   bytes answered from a MAP_SHARED mapping of FILE (like elffs)
@@ -19,6 +19,7 @@
  *   --advise=A    mmap mode: madvise the whole mapping: seq, willneed, random
  *   --threads=N   multithreaded loop with at most N workers (default 1: -s)
  *   --clone-fd    one /dev/fuse descriptor per worker thread
+ *   --max-read=N  what init() answers for max_read (give -o max_read=N too)
  * FUSE options (-o max_write=, max_readahead=, splice_write, max_read=, ...)
  * go to fuse_parse_conn_info_opts / the mount. Always foreground; prints
  * "ready" on stdout once mounted. Ends on SIGINT/SIGTERM or fusermount3 -u.
@@ -52,6 +53,7 @@ struct ceiling {
 	const char *advise;
 	unsigned threads;
 	bool clone_fd;
+	unsigned max_read; /* --max-read: what init() answers (with -o max_read=) */
 	const char *source;
 	uint64_t offset;
 	uint64_t size;
@@ -87,6 +89,8 @@ static void fill_attr(struct stat *st, fuse_ino_t ino)
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	fuse_apply_conn_info_opts(g.conn_opts, conn);
+	if (g.max_read) /* libfuse refuses an init() that differs from -o max_read= */
+		conn->max_read = g.max_read;
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -336,6 +340,8 @@ static int parse_own(int *argc, char **argv)
 			g.clone_fd = true;
 		else if (strncmp(a, "--advise=", 9) == 0)
 			bad = advise_flag(v) < 0 ? -1 : (g.advise = v, 0);
+		else if (strncmp(a, "--max-read=", 11) == 0)
+			g.max_read = (unsigned)strtoul(v, NULL, 0);
 		else if (strncmp(a, "--threads=", 10) == 0)
 			g.threads = (unsigned)strtoul(v, NULL, 0);
 		else if (strncmp(a, "--source=", 9) == 0)

@@ -1,15 +1,16 @@
 """Throughput against request size, for the plot: sequential reads of the
 first SWEEP bytes of the section with read sizes from 4 KiB to 1 MiB (what
 `dd bs=` varies), cold through elffs and through the ceiling (page cache and
-direct_io), warm through elffs, and pread of the source."""
+direct_io), cold and warm through elffs with the page cache (the default)
+and with -o direct_io=on, and pread of the source."""
 import contextlib
 
 import mounts
 from benchlib import MIB, drop_caches, log, median, seq_mbps, warm
 
-SIZES_KIB = [4, 16, 64, 256, 1024]
+SIZES_KIB = [4, 16, 64, 256, 1024, 4096]
 COLUMNS = ["direct pread", "ceiling cold", "ceiling direct_io cold", "elffs cold",
-           "elffs warm"]
+           "elffs warm", "elffs direct_io cold", "elffs direct_io warm"]
 
 
 def measure(ctx, big, off, size, datafile):
@@ -23,6 +24,9 @@ def measure(ctx, big, off, size, datafile):
                                                                 "--direct-io"]))
         e = stack.enter_context(mounts.elffs(ctx, ctx.path("src"), ctx.path("mnt-s2")))
         sect = e.mnt + "/big.elf/sections/.big"
+        dio = stack.enter_context(mounts.elffs(ctx, ctx.path("src"), ctx.path("mnt-s3"),
+                                               opts=["direct_io=on"]))
+        dsect = dio.mnt + "/big.elf/sections/.big"
         for r in range(ctx.runs):
             log("request-size sweep run %d/%d" % (r + 1, ctx.runs))
             for k in SIZES_KIB:
@@ -30,12 +34,14 @@ def measure(ctx, big, off, size, datafile):
                 data[("direct pread", k)].append(seq_mbps(ctx, big, off, span, bs))
                 for col, path in (("ceiling cold", c.mnt + "/data"),
                                   ("ceiling direct_io cold", d.mnt + "/data"),
-                                  ("elffs cold", sect)):
+                                  ("elffs cold", sect),
+                                  ("elffs direct_io cold", dsect)):
                     drop_caches()
                     warm(ctx, big)
                     data[(col, k)].append(seq_mbps(ctx, path, 0, span, bs))
-                    if col == "elffs cold":
-                        data[("elffs warm", k)].append(seq_mbps(ctx, path, 0, span, bs))
+                    if col.startswith("elffs"):
+                        data[(col.replace("cold", "warm"), k)].append(
+                            seq_mbps(ctx, path, 0, span, bs))
     with open(datafile, "w") as f:
         f.write("# read size (KiB), then MB/s medians of %d runs: %s\n" %
                 (ctx.runs, " | ".join(COLUMNS)))
