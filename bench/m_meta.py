@@ -114,8 +114,8 @@ def ls_dir(ctx):
     tree = os.environ.get("ELFFS_BENCH_LSDIR") or LS_DIR
     _ls(tree)
     src, mnt, tc, tcp = [], [], [], []
-    for r in range(ctx.runs):
-        log("ls -l run %d/%d" % (r + 1, ctx.runs))
+    for r in range(3 * ctx.runs):  # 0.05 to 0.2 s each: more runs against the noise
+        log("ls -l run %d/%d" % (r + 1, 3 * ctx.runs))
         secs, n_src = _ls(tree)
         src.append(secs)
         with mounts.elffs(ctx, tree, ctx.path("mnt-ls")) as m:

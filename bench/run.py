@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--elffs-opts", default="")
     a = ap.parse_args()
     ctx = Ctx(a.build, a.work, a.runs, a.quick, [o for o in a.elffs_opts.split(",") if o])
+    os.makedirs(a.out, exist_ok=True)
     failed = []
     t0 = time.monotonic()
     for g in [g for g in a.only.split(",") if g]:
