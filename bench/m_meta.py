@@ -124,11 +124,11 @@ def ls_dir(ctx):
         tc.append(_tree_ls(ctx, n_mnt, False))
         tcp.append(_tree_ls(ctx, n_mnt, True))
     s, m_, c, cp = median(src), median(mnt), median(tc), median(tcp)
-    add_row(ctx, "14m", "first ls -l of %s, fresh mount vs source" % tree, m_, "s",
+    add_row(ctx, "14ls", "first ls -l of %s, fresh mount vs source" % tree, m_, "s",
             "source ls -l", s, "(info)", None,
             note="%d entries in the mount, %d in the source; per entry %.2fx" %
             (n_mnt, n_src, (m_ / n_mnt) / (s / n_src)))
-    add_row(ctx, "14n", "the same, elffs vs the bare FUSE server (1 dir of %d files)" % n_mnt,
+    add_row(ctx, "14lt", "the same, elffs vs the bare FUSE server (1 dir of %d files)" % n_mnt,
             m_, "s", "treeceiling", c, "<= 1 per entry", m_ <= c)
     add_lever(ctx, "readdirplus (bare FUSE, ls -l of %d files)" % n_mnt, "treeceiling --plus",
               cp, "s", "treeceiling (LOOKUP per entry)", c)
