@@ -10,6 +10,7 @@ set xlabel "read size (KiB, the dd bs=)"
 set ylabel "MB/s (median of the runs)"
 set logscale x 2
 set xtics (4, 16, 64, 256, 1024, 4096)
+set xrange [3:5800]
 set yrange [0:*]
 set grid ytics
 set key top left
