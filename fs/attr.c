@@ -1,5 +1,6 @@
 /* The attributes the mount shows for a node (SPEC section 3). */
 #include "attr.h"
+#include "entries.h"
 #include "iopolicy.h"
 
 #include <string.h>
@@ -27,20 +28,13 @@ static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 		break;
 	case NK_BIN:
 		out->st_mode = attr_view_dir_mode(m);
-		out->st_nlink =
-		        1; /* subdirectories not counted: decompressed/ depends on the parse */
-		out->st_size = 8; /* info, header, sections, segments, symbols, symbol, build-id,
-		                     decompressed: the most there can be */
+		/* nlink 1: subdirectories not counted (decompressed/ depends on
+		 * the parse); size: the most entries there can be */
+		out->st_size = (off_t)entries_n;
 		break;
-	case NK_SECTIONS:
-	case NK_SEGMENTS:
-	case NK_SYMDIR:
-	case NK_DECDIR:
-		out->st_mode = attr_view_dir_mode(m);
-		out->st_nlink = 2;
-		break;
-	default:
-		out->st_mode = S_IFREG | (m & 0444);
+	default: /* inside a binary (entries.h) */
+		out->st_mode = node_is_dir(n) ? attr_view_dir_mode(m) : S_IFREG | (m & 0444);
+		out->st_nlink = node_is_dir(n) ? 2 : 1;
 		break;
 	}
 }

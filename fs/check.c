@@ -1,6 +1,7 @@
 /* Change detection: re-checking sources and moving binaries to new generations. */
 #include "check.h"
 #include "bincache.h"
+#include "entries.h"
 #include "inval.h"
 #include "probe.h"
 #include "source.h"
@@ -8,16 +9,13 @@
 #include <errno.h>
 #include <stdatomic.h>
 
-static const char *const bin_children[] = {"info",    "header", "sections", "segments",
-                                           "symbols", "symbol", "build-id", "decompressed"};
-
 /* Binary root b changed identity (table lock held). */
 static void new_generation(struct node *b)
 {
 	b->src->gen = node_next_gen_locked();
 	inval_inode(b->ino);
-	for (unsigned i = 0; i < sizeof(bin_children) / sizeof(bin_children[0]); i++)
-		inval_entry(b->ino, bin_children[i]);
+	for (size_t i = 0; i < entries_n; i++) /* every name a binary can have */
+		inval_entry(b->ino, entries[i].name);
 }
 
 /* Source node s is gone or of another kind now (table lock held). */

@@ -2,8 +2,7 @@
 #include "dirlist.h"
 #include "bincache.h"
 #include "check.h"
-#include "meta.h"
-#include "symview.h"
+#include "entries.h"
 #include "probe.h"
 #include "source.h"
 
@@ -75,12 +74,10 @@ static int list_source(struct node *dir, struct dirlist *d)
 	return ret;
 }
 
+/* The entries of a binary's directory that its view has (entries.h); those
+ * every binary has when the parse failed. */
 static int list_binary(struct node *bin, struct dirlist *d)
 {
-	static const struct dent fixed[] = {{"info", DT_REG},     {"header", DT_REG},
-	                                    {"sections", DT_DIR}, {"segments", DT_DIR},
-	                                    {"symbols", DT_REG},  {"symbol", DT_DIR},
-	                                    {"build-id", DT_REG}, {"decompressed", DT_DIR}};
 	nodes_lock();
 	bool absent = bin->absent;
 	nodes_unlock();
@@ -89,54 +86,34 @@ static int list_binary(struct node *bin, struct dirlist *d)
 	int ret = check_view(bin, &d->view);
 	if (ret == -ESTALE)
 		return ret;
-	d->e = malloc(sizeof(fixed));
+	d->e = calloc(entries_n, sizeof(*d->e));
 	if (!d->e)
 		return -ENOMEM;
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		if (i >= 6 &&
-		    (!d->view || (i == 6 && !d->view->buildid) || (i == 7 && !d->view->ncomp)))
+	for (size_t i = 0; i < entries_n; i++) {
+		const struct bin_entry *e = &entries[i];
+		if (e->present && !e->present(d->view))
 			continue;
-		d->e[d->n++] = fixed[i];
+		d->e[d->n++] = (struct dent){e->name, e->bytes == EB_DIR ? DT_DIR : DT_REG};
 	}
 	return 0;
 }
 
-/* The names of symbol/ or decompressed/ (owned by the view). */
-static int list_meta(struct node *dir, struct dirlist *d)
+/* The file names of a directory of a binary (entries.h): the view's. */
+static int list_view(struct node *dir, struct dirlist *d)
 {
-	struct bview *v = d->view;
-	const struct symfile *files = NULL;
-	uint32_t n = v->ncomp;
-	int ret = dir->kind == NK_SYMDIR ? symview_files(v, &files, &n) : 0;
+	const struct bin_entry *e = entry_of_kind((enum node_kind)dir->kind);
+	int ret = check_current_view(node_broot(dir), &d->view);
+	if (ret < 0)
+		return ret;
+	size_t n = 0;
+	ret = e && e->bytes == EB_DIR ? e->count(d->view, &n) : -ENOTDIR;
 	if (ret < 0 || n == 0)
 		return ret;
 	d->e = calloc(n, sizeof(*d->e));
 	if (!d->e)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
-		d->e[i] = (struct dent){files ? files[i].name : v->secname[v->comp[i]], DT_REG};
-	d->n = n;
-	return 0;
-}
-
-/* The file names of a view directory (sections/ or segments/). */
-static int list_view(struct node *dir, struct dirlist *d)
-{
-	int ret = check_current_view(node_broot(dir), &d->view);
-	if (ret < 0)
-		return ret;
-	if (dir->kind == NK_SYMDIR || dir->kind == NK_DECDIR)
-		return list_meta(dir, d);
-	struct bview *v = d->view;
-	bool sec = dir->kind == NK_SECTIONS;
-	size_t n = sec ? (v->nsec ? v->nsec - 1 : 0) : v->nseg;
-	if (n == 0)
-		return 0;
-	d->e = calloc(n, sizeof(*d->e));
-	if (!d->e)
-		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		d->e[i] = (struct dent){sec ? v->secname[i + 1] : v->segname[i], DT_REG};
+		d->e[i] = (struct dent){e->name_at(d->view, i), DT_REG};
 	d->n = n;
 	return 0;
 }

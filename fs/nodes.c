@@ -34,6 +34,7 @@
  */
 #include "nodes.h"
 #include "bincache.h"
+#include "entries.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -366,20 +367,20 @@ static struct node *ino_find(uint64_t ino)
 
 /* ------------------------------------------------------------ name table */
 
-static const char *const fixed_names[] = {
-        [NK_SECTIONS] = "sections", [NK_SEGMENTS] = "segments",   [NK_INFO] = "info",
-        [NK_HEADER] = "header",     [NK_SYMBOLS] = "symbols",     [NK_SYMDIR] = "symbol",
-        [NK_BUILDID] = "build-id",  [NK_DECDIR] = "decompressed",
-};
-
 const char *node_name(const struct node *n)
 {
 	if (node_is_source(n))
 		return n->name;
-	const char *f = n->kind < sizeof(fixed_names) / sizeof(fixed_names[0])
-	                        ? fixed_names[n->kind]
-	                        : NULL;
-	return f ? f : "";
+	const struct bin_entry *e = entry_of_kind((enum node_kind)n->kind);
+	return e ? e->name : "";
+}
+
+bool node_is_dir(const struct node *n)
+{
+	if (node_is_source(n))
+		return n->kind != NK_LINK;
+	const struct bin_entry *e = entry_of_kind((enum node_kind)n->kind);
+	return e && e->bytes == EB_DIR;
 }
 
 static size_t bucket_of(uint64_t parent, uint64_t key)
@@ -394,8 +395,7 @@ static size_t bucket_of(uint64_t parent, uint64_t key)
 /* Whether x, found under the key of name, has that name (leaves keep none). */
 static bool name_matches(const struct node *x, const char *name)
 {
-	if (x->kind == NK_SECTION || x->kind == NK_SEGMENT || x->kind == NK_SYMBOL ||
-	    x->kind == NK_DECOMP)
+	if (entry_holding((enum node_kind)x->kind))
 		return true;
 	return strcmp(node_name(x), name) == 0;
 }

@@ -95,11 +95,9 @@ static inline bool node_is_source(const struct node *n)
 	return node_kind_is_source((enum node_kind)n->kind);
 }
 
-static inline bool node_is_dir(const struct node *n)
-{
-	return n->kind == NK_DIR || n->kind == NK_BIN || n->kind == NK_SECTIONS ||
-	       n->kind == NK_SEGMENTS || n->kind == NK_SYMDIR || n->kind == NK_DECDIR;
-}
+/* Whether n is a directory: of SOURCE, a binary, or a directory entry of
+ * a binary (entries.h). */
+bool node_is_dir(const struct node *n);
 
 /* The binary a node of a view belongs to (itself for NK_BIN); NULL for
  * NK_DIR and NK_LINK. Inner nodes are at most two levels below it. */

@@ -16,9 +16,10 @@
 #include "bincache.h"
 #include "check.h"
 #include "handles.h"
+#include "dcache.h"
+#include "entries.h"
 #include "iopolicy.h"
 #include "source.h"
-#include "openmeta.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,10 +37,11 @@ struct ofile {
 	struct bview *view; /* NULL for info and for empty files */
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
-	char *text;               /* build-id: its own copy */
-	const char *mem;          /* decompressed/: bytes held by hold */
-	struct dentry_data *hold; /* decompressed/: the cache entry */
-	enum node_kind kind;      /* info, symbols: made by openmeta_read at each read */
+	char *text;               /* EB_COPY (build-id): its own copy */
+	const char *mem;          /* EB_DECOMP (decompressed/): bytes held by hold */
+	struct dentry_data *hold; /* EB_DECOMP: the cache entry */
+	bool generated;           /* EB_TEXT (info, symbols): text made at each read */
+	enum text_kind textk;     /* EB_TEXT: which text */
 	_Atomic uint64_t served;  /* bytes replied from the mapping since the last drop */
 	bool pinned;              /* view pinned for the file's life (mapped handle) */
 	struct hlink link;        /* in the registry of handles (freed at exit) */
@@ -88,55 +90,69 @@ static void ofile_free_link(struct hlink *h)
 /*
  * The byte range of file node n in view v (pinned): a section's or a
  * segment's header is read again by its index (the node keeps only that
- * and its size), a header's and a symbol's range are the node's own.
+ * and its size: EB_INDEXED), the others' range is the node's own.
  */
-static int range_of(const struct node *n, const struct bview *v, uint64_t *off, uint64_t *len)
+static int range_of(const struct node *n, const struct bview *v, enum entry_bytes b, uint64_t *off,
+                    uint64_t *len)
 {
-	const pfelf_shdr *sh;
-	const pfelf_phdr *ph;
 	*off = n->aux;
 	*len = n->size;
-	if (n->kind == NK_SECTION) {
-		if (pfelf_section(v->f, (uint32_t)n->aux, &sh) < 0)
+	if (b == EB_INDEXED) {
+		const struct bin_entry *dir = entry_holding((enum node_kind)n->kind);
+		if (dir->file_range(v, n->aux, off, len) < 0)
 			return -EIO;
-		view_section_range(sh, off, len);
-	} else if (n->kind == NK_SEGMENT) {
-		if (pfelf_segment(v->f, (uint32_t)n->aux, &ph) < 0)
-			return -EIO;
-		view_segment_range(ph, off, len);
 	}
 	return *len == n->size ? 0 : -EIO;
 }
 
-/* build-id: the open file's own copy of the view's text, which n showed. */
-static int copy_buildid(struct ofile *of, const struct bview *v)
+/* EB_COPY: the open file's own copy of the view's text, which n showed. */
+static int copy_text(const struct node *n, struct ofile *of, const struct bview *v)
 {
-	if (!v->buildid || v->buildid_len != of->len)
+	size_t len;
+	const char *text = entry_of_kind((enum node_kind)n->kind)->copy(v, &len);
+	if (!text || len != of->len)
 		return -EIO;
 	of->text = malloc(of->len ? of->len : 1);
 	if (!of->text)
 		return -ENOMEM;
-	memcpy(of->text, v->buildid, of->len);
+	memcpy(of->text, text, of->len);
 	return 0;
 }
 
-/* What of serves for file node n; of->view is its pinned reference or NULL. */
+/* EB_TEXT: a generated text, indexed by the lookup that made n. */
+static int open_text(const struct node *n, struct ofile *of)
+{
+	uint64_t size;
+	of->generated = true;
+	of->textk = entry_of_kind((enum node_kind)n->kind)->text;
+	int ret = textview_size(of->view, of->textk, &size);
+	return ret < 0 ? ret : size != n->size ? -EIO : 0;
+}
+
+/* What of serves for file node n (entries.h says where its bytes come
+ * from); of->view is its pinned reference or NULL. */
 static int ofile_fill(struct node *n, struct ofile *of)
 {
-	bool own = openmeta_kind(n->kind) || n->kind == NK_BUILDID;
-	if (of->len == 0 && !own) /* empty: no view needed */
+	enum entry_bytes b = entry_bytes_of((enum node_kind)n->kind);
+	if (of->len == 0 && (b == EB_RANGE || b == EB_INDEXED)) /* empty: no view needed */
 		return 0;
 	int ret = check_view(n, &of->view);
 	if (ret < 0)
 		return ret;
-	if (openmeta_kind(n->kind))
-		return openmeta(n, of->view, &of->mem, &of->hold);
-	if (n->kind != NK_BUILDID)
-		return range_of(n, of->view, &of->off, &of->len);
-	ret = copy_buildid(of, of->view);
-	bincache_release(of->view); /* its text is copied: the view is not needed */
-	of->view = NULL;
-	return ret;
+	switch (b) {
+	case EB_TEXT:
+		return open_text(n, of);
+	case EB_DECOMP:
+		return dcache_acquire(of->view, node_broot(n)->ino, (uint32_t)n->aux, n->size,
+		                      &of->mem, &of->hold);
+	case EB_COPY:
+		ret = copy_text(n, of, of->view);
+		bincache_release(of->view); /* its text is copied: the view is not needed */
+		of->view = NULL;
+		return ret;
+	default:
+		return range_of(n, of->view, b, &of->off, &of->len);
+	}
 }
 
 static int ofile_new(struct node *n, struct ofile **out)
@@ -145,7 +161,6 @@ static int ofile_new(struct node *n, struct ofile **out)
 	if (!of)
 		return -ENOMEM;
 	of->len = n->size;
-	of->kind = (enum node_kind)n->kind;
 	int ret = ofile_fill(n, of);
 	of->pinned = of->view != NULL;
 	if (ret < 0) {
@@ -279,7 +294,7 @@ static void reply_text(fuse_req_t req, struct ofile *of, uint64_t off, size_t le
 		return;
 	}
 	char *buf = thread_buf(len);
-	int ret = buf ? openmeta_read(of->kind, v, off, buf, len) : -ENOMEM;
+	int ret = buf ? textview_read(v, of->textk, off, buf, len) : -ENOMEM;
 	if (ret < 0)
 		fuse_reply_err(req, -ret);
 	else
@@ -326,7 +341,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 		return;
 	}
 	size_t len = of->len - (uint64_t)off < size ? (size_t)(of->len - (uint64_t)off) : size;
-	if (openmeta_generated(of->kind)) {
+	if (of->generated) {
 		reply_text(req, of, (uint64_t)off, len);
 		return;
 	}

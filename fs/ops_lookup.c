@@ -7,8 +7,7 @@
 #include "attr.h"
 #include "bincache.h"
 #include "check.h"
-#include "lookup.h"
-#include "meta.h"
+#include "entries.h"
 #include "probe.h"
 #include "source.h"
 
@@ -50,104 +49,57 @@ static int lookup_source(struct node *dir, const char *name, struct node **out)
 	return 0;
 }
 
-struct node *inner_new(const struct bview *v, enum node_kind kind, const char *name, uint64_t size,
-                       uint64_t aux)
+/* A node of view v inside parent, of kind kind, showing f: the new one
+ * attached, or the equal one there, with the kernel's reference. */
+static int inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
+                      const char *name, const struct entry_file *f, struct node **out)
 {
 	struct node *cand = node_new(kind, name);
-	if (cand) {
-		cand->gen = v->gen;
-		cand->size = size;
-		cand->aux = aux;
-	}
-	return cand;
-}
-
-struct node *inner_node(struct node *parent, const struct bview *v, enum node_kind kind,
-                        const char *name, uint64_t size, uint64_t aux)
-{
-	struct node *cand = inner_new(v, kind, name, size, aux);
-	return cand ? node_attach(parent, cand, check_reuse_inner) : NULL;
-}
-
-static struct node *bin_child(struct node *bin, struct bview *v, const char *name)
-{
-	if (strcmp(name, "sections") == 0)
-		return inner_node(bin, v, NK_SECTIONS, name, v->nsec ? v->nsec - 1 : 0, 0);
-	if (strcmp(name, "segments") == 0)
-		return inner_node(bin, v, NK_SEGMENTS, name, v->nseg, 0);
-	if (meta_is_bin_child(name))
-		return meta_bin_child(bin, v, name);
-	if (strcmp(name, "header") == 0) {
-		uint64_t off, len;
-		view_header_range(v, &off, &len);
-		return inner_node(bin, v, NK_HEADER, name, len, off);
-	}
-	return meta_bin_child(bin, v, name); /* info: a generated text, like symbols */
-}
-
-static struct node *section_child(struct node *dir, const struct bview *v, const char *name)
-{
-	int i = view_find_section(v, name);
-	const pfelf_shdr *sh;
-	if (i < 0 || pfelf_section(v->f, (uint32_t)i, &sh) < 0) {
-		errno = ENOENT;
-		return NULL;
-	}
-	uint64_t off, len;
-	view_section_range(sh, &off, &len);
-	struct node *cand = inner_new(v, NK_SECTION, name, len, (uint64_t)i);
-	pfelf_chdr ch;
-	errno = ENOMEM;
 	if (!cand)
-		return NULL;
-	cand->compressed = meta_compressed(v, (uint32_t)i, &ch);
-	return node_attach(dir, cand, check_reuse_inner);
+		return -ENOMEM;
+	cand->gen = v->gen;
+	cand->size = f->size;
+	cand->aux = f->aux;
+	cand->compressed = f->compressed;
+	*out = node_attach(parent, cand, check_reuse_inner);
+	return 0;
 }
 
-static struct node *segment_child(struct node *dir, const struct bview *v, const char *name)
+/* Entry e of binary bin, as view v has it. */
+static int bin_child(struct node *bin, struct bview *v, const struct bin_entry *e,
+                     struct node **out)
 {
-	int i = view_find_segment(v, name);
-	const pfelf_phdr *ph;
-	if (i < 0 || pfelf_segment(v->f, (uint32_t)i, &ph) < 0) {
-		errno = ENOENT;
-		return NULL;
-	}
-	uint64_t off, len;
-	view_segment_range(ph, &off, &len);
-	errno = ENOMEM;
-	return inner_node(dir, v, NK_SEGMENT, name, len, (uint64_t)i);
+	struct entry_file f = {0};
+	int ret = entry_shape(e, v, &f.size, &f.aux);
+	return ret < 0 ? ret : inner_node(bin, v, e->kind, e->name, &f, out);
 }
 
-static bool is_bin_child(const char *name)
+/* File name of directory dir (of entry e) of view v. */
+static int dir_child(struct node *dir, struct bview *v, const struct bin_entry *e, const char *name,
+                     struct node **out)
 {
-	return strcmp(name, "info") == 0 || strcmp(name, "header") == 0 ||
-	       strcmp(name, "sections") == 0 || strcmp(name, "segments") == 0 ||
-	       meta_is_bin_child(name);
+	struct entry_file f = {0};
+	int ret = e->lookup(v, name, &f);
+	return ret < 0 ? ret : inner_node(dir, v, e->file_kind, name, &f, out);
 }
 
 /*
- * Lookup inside a binary: in its root, sections/ or segments/, always in
- * the binary's current view (a directory node of an older generation the
- * kernel still holds gets children of the current one).
+ * Lookup inside a binary: in its root or one of its directories (the
+ * table of entries.h), always in the binary's current view (a directory
+ * node of an older generation the kernel still holds gets children of the
+ * current one).
  */
 static int lookup_view(struct node *dir, const char *name, struct node **out)
 {
-	if (dir->kind == NK_BIN && !is_bin_child(name))
+	const struct bin_entry *e =
+	        dir->kind == NK_BIN ? entry_named(name) : entry_of_kind((enum node_kind)dir->kind);
+	if (!e || (dir->kind != NK_BIN && e->bytes != EB_DIR))
 		return -ENOENT;
 	struct bview *v;
 	int ret = check_current_view(node_broot(dir), &v);
 	if (ret < 0)
 		return ret;
-	errno = ENOMEM;
-	if (dir->kind == NK_BIN)
-		*out = bin_child(dir, v, name);
-	else if (dir->kind == NK_SECTIONS)
-		*out = section_child(dir, v, name);
-	else if (dir->kind == NK_SEGMENTS)
-		*out = segment_child(dir, v, name);
-	else
-		*out = meta_child(dir, v, name);
-	ret = *out ? 0 : -errno;
+	ret = dir->kind == NK_BIN ? bin_child(dir, v, e, out) : dir_child(dir, v, e, name, out);
 	bincache_release(v);
 	return ret;
 }

@@ -8,7 +8,7 @@
 #include "ops.h"
 #include "bincache.h"
 #include "check.h"
-#include "meta.h"
+#include "entries.h"
 #include "xattr.h"
 
 #include <errno.h>
@@ -30,7 +30,7 @@ static int header_of(struct node *n, struct xattr_hdr *h)
 	else if (n->kind == NK_SEGMENT && (ret = pfelf_segment(v->f, (uint32_t)n->aux, &ph)) == 0)
 		h->ph = *ph;
 	pfelf_chdr ch;
-	if (ret == 0 && n->kind == NK_SECTION && meta_compressed(v, (uint32_t)n->aux, &ch)) {
+	if (ret == 0 && n->kind == NK_SECTION && entry_compressed(v, (uint32_t)n->aux, &ch)) {
 		h->compressed = true;
 		h->ch_type = ch.type;
 		h->ch_size = ch.size;

@@ -1,7 +1,7 @@
 /* A parsed view of one binary: its pfelf handle, file names and text views. */
 #include "view.h"
 #include "membudget.h"
-#include "meta.h"
+#include "entries.h"
 #include "naming.h"
 #include "nameset.h"
 
@@ -133,7 +133,7 @@ static int build_parts(struct bview *v)
 	if (ret == 0)
 		ret = name_segments(v);
 	if (ret == 0)
-		ret = meta_build(v);
+		ret = entries_build(v);
 	return ret;
 }
 
@@ -207,7 +207,7 @@ void view_free(struct bview *v)
 	for (uint32_t i = 0; v->segname && i < v->nseg; i++)
 		free(v->segname[i]);
 	free(v->segname);
-	meta_free(v);
+	entries_free(v);
 	symview_free(&v->sym);
 	textview_free(v);
 	pthread_mutex_destroy(&v->lazy_lock);

@@ -41,9 +41,9 @@ struct bview {
 	uint32_t nseg;           /* program headers */
 	int seg_err;             /* pfelf_segment_count's error, or 0 */
 	char **segname;          /* [nseg]: file names in segments/ */
-	char *buildid;           /* build-id text (hex and a newline), NULL when none (meta.c) */
+	char *buildid;           /* build-id text (hex and a newline), NULL when none (entries.c) */
 	size_t buildid_len;
-	uint32_t *comp; /* indexes of the compressed sections (meta.c) */
+	uint32_t *comp; /* indexes of the compressed sections (entries.c) */
 	uint32_t ncomp;
 	pfelf_identity id;     /* identity of the file the view was built from */
 	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL (source.h) */
