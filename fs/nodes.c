@@ -109,7 +109,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slab *slabs;
 static uint32_t nslabs, slabs_cap, room_head, room_tail, room_count;
 static uint64_t live;             /* slots taken */
-static uint64_t src_bytes;        /* bytes of srcinfo allocations */
 static uint64_t freed_since_trim; /* nodes freed, binaries weighing TRIM_BIN_FREE */
 static struct node **buckets;     /* the name table */
 static size_t bmask;              /* buckets - 1 */
@@ -486,10 +485,8 @@ struct node *node_new(enum node_kind kind, const char *name)
 	uint64_t key = name_key(name);
 	nodes_lock();
 	struct node *n = slot_take();
-	if (n && src) {
-		src_bytes += sizeof(*src) + strlen(name) + 1;
+	if (n && src)
 		src->gen = kind == NK_BIN ? next_gen++ : 0;
-	}
 	nodes_unlock();
 	if (!n) {
 		free(src);
@@ -514,8 +511,6 @@ void node_discard(struct node *n)
 	struct binary *bin = src ? n->bin : NULL;
 	binary_destroy(bin);
 	nodes_lock();
-	if (src)
-		src_bytes -= sizeof(*src) + strlen(src->name) + 1;
 	if (n->attached) /* not a candidate a lookup did not need */
 		freed_since_trim += bin ? TRIM_BIN_FREE : 1;
 	slot_give(n);
@@ -570,7 +565,7 @@ void nodes_destroy(void)
 	slabs = NULL;
 	buckets = NULL;
 	nslabs = slabs_cap = room_head = room_tail = room_count = 0;
-	live = src_bytes = hashed_count = 0;
+	live = hashed_count = 0;
 	root = NULL;
 }
 
@@ -603,13 +598,6 @@ struct node *node_get(fuse_ino_t ino)
 		refs_add(n, 1);
 	nodes_unlock();
 	return n;
-}
-
-void node_ref(struct node *n)
-{
-	nodes_lock();
-	refs_add(n, 1);
-	nodes_unlock();
 }
 
 /* Drop count references from n and from each parent that hits zero. */
@@ -710,13 +698,4 @@ uint64_t nodes_count(void)
 	uint64_t c = live;
 	nodes_unlock();
 	return c;
-}
-
-uint64_t nodes_memory(void)
-{
-	nodes_lock();
-	uint64_t b = live * sizeof(struct node) + src_bytes + (bmask + 1) * sizeof(*buckets) +
-	             slabs_cap * sizeof(*slabs);
-	nodes_unlock();
-	return b;
 }

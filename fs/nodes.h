@@ -149,8 +149,7 @@ struct node *node_attach(struct node *parent, struct node *cand, node_reuse_fn r
 /* The node with that inode number plus an internal reference, or NULL. */
 struct node *node_get(fuse_ino_t ino);
 
-/* Take or drop internal references. */
-void node_ref(struct node *n);
+/* Drop an internal reference (node_get's); NULL is allowed. */
 void node_put(struct node *n);
 
 /* The kernel forgets nlookup lookups of ino. */
@@ -187,8 +186,5 @@ void node_stat_set(struct node *n, const struct stat *st);
 
 /* Number of nodes alive (for statistics). */
 uint64_t nodes_count(void);
-
-/* Bytes the node table holds: slabs, source data, buckets (statistics). */
-uint64_t nodes_memory(void);
 
 #endif /* ELFFS_NODES_H */

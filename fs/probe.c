@@ -54,14 +54,6 @@ static void cache_put(const pfelf_identity *id, bool elf)
 	pthread_mutex_unlock(&lock);
 }
 
-void probe_cache_clear(void)
-{
-	pthread_mutex_lock(&lock);
-	free(cache);
-	cache = NULL;
-	pthread_mutex_unlock(&lock);
-}
-
 /* Read the magic; 1 ELF, 0 not (or not a regular file any more), -errno. */
 static int read_magic(int dirfd, const char *name, pfelf_identity *id)
 {

@@ -27,7 +27,4 @@ int probe_classify(int dirfd, const char *name, const struct stat *st);
  */
 int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st);
 
-/* Empty the magic cache (tests). */
-void probe_cache_clear(void);
-
 #endif /* ELFFS_PROBE_H */
