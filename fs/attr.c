@@ -1,4 +1,4 @@
-/* The attributes the mount shows for a node (SPEC section 3). */
+/* The attributes the mount shows for a node (docs/elffs.1, "What is shown"). */
 #include "attr.h"
 #include "entries.h"
 #include "iopolicy.h"

@@ -1,4 +1,4 @@
-/* The attributes the mount shows for a node (SPEC section 3). */
+/* The attributes the mount shows for a node (docs/elffs.1, "What is shown"). */
 #ifndef ELFFS_ATTR_H
 #define ELFFS_ATTR_H
 

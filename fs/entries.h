@@ -43,6 +43,7 @@ struct entry_file {
 /* One entry of a binary's directory. */
 struct bin_entry {
 	const char *name;
+	const char *usage;   /* its line in elffs -h: the name as listed, what it holds */
 	enum node_kind kind; /* of its node (one kind per row) */
 	enum entry_bytes bytes;
 	enum text_kind text; /* EB_TEXT: which text */

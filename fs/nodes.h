@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+/* The kinds of nodes: three of SOURCE, and the entries of a binary's
+ * directory and the files inside its directories (one row each in the
+ * table of entries.c, which says what they show). */
 enum node_kind {
 	NK_DIR,      /* a directory of SOURCE */
 	NK_LINK,     /* a symlink of SOURCE */
@@ -19,10 +22,10 @@ enum node_kind {
 	NK_HEADER,   /* <binary>/header */
 	NK_SECTION,  /* <binary>/sections/<name> */
 	NK_SEGMENT,  /* <binary>/segments/<NN>-<TYPE> */
-	NK_SYMBOLS,  /* <binary>/symbols (text kept by the view) */
+	NK_SYMBOLS,  /* <binary>/symbols (a generated text) */
 	NK_SYMDIR,   /* <binary>/symbol */
 	NK_SYMBOL,   /* <binary>/symbol/<name> */
-	NK_BUILDID,  /* <binary>/build-id (text) */
+	NK_BUILDID,  /* <binary>/build-id (the view's text) */
 	NK_DECDIR,   /* <binary>/decompressed */
 	NK_DECOMP,   /* <binary>/decompressed/<name> */
 };
@@ -74,8 +77,8 @@ struct node {
 		struct {               /* inner nodes */
 			uint64_t gen;  /* generation of their binary they show */
 			uint64_t size; /* st_size served */
-			uint64_t aux; /* NK_SECTION, NK_SEGMENT, NK_DECOMP: index; NK_SYMBOL: offset
-			               */
+			uint64_t aux;  /* NK_SECTION, NK_SEGMENT, NK_DECOMP: index;
+			                  NK_SYMBOL, NK_HEADER: offset */
 		};
 		struct { /* source nodes (NK_DIR, NK_LINK, NK_BIN) */
 			struct srcinfo *src;

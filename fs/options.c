@@ -1,5 +1,6 @@
 /* The command line: elffs [options] SOURCE MOUNTPOINT. */
 #include "options.h"
+#include "entries.h"
 #include "iopolicy.h"
 #include "membudget.h"
 
@@ -94,8 +95,11 @@ static void usage(FILE *out)
 {
 	fputs("usage: elffs [options] SOURCE MOUNTPOINT\n\n"
 	      "Shows every ELF file under SOURCE (a directory, or one ELF file) as a\n"
-	      "directory: info, header, sections/<name>, segments/<NN>-<TYPE>. Read-only.\n\n",
+	      "directory of its parts (read-only; formats in elffs(1)):\n",
 	      out);
+	for (size_t i = 0; i < entries_n; i++) /* the table of a binary's entries */
+		fprintf(out, "    %s\n", entries[i].usage);
+	fputc('\n', out);
 }
 
 static void help(void)

@@ -1,7 +1,7 @@
 /*
  * The read-only extended attributes of section and segment files: their
- * header fields as text under user.elf.* (SPEC section 3). Other nodes
- * have none.
+ * header fields as text under user.elf.* (docs/elffs.1, EXTENDED
+ * ATTRIBUTES). Other nodes have none.
  */
 #ifndef ELFFS_XATTR_H
 #define ELFFS_XATTR_H
