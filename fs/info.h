@@ -17,10 +17,10 @@
 /* Out-of-file lines written before the rest are summed up in one line. */
 #define INFO_MAX_OOF_LINES 1000
 
-/* Parts of info_meta.c, between the interpreter and the errors. */
+/* Parts of info_tables.c, between the interpreter and the errors. */
 #define INFO_META_PARTS 8
 
-/* Parts of info: header, interpreter, those of info_meta.c, errors, out of file. */
+/* Parts of info: header, interpreter, those of info_tables.c, errors, out of file. */
 #define INFO_NPARTS (INFO_META_PARTS + 4)
 
 /*
@@ -50,7 +50,7 @@ struct infopart {
 };
 
 /*
- * The parts of info_meta.c, in order: "soname:", one "needed:" per
+ * The parts of info_tables.c, in order: "soname:", one "needed:" per
  * DT_NEEDED, "rpath:", "runpath:", "debuglink crc:" and "debuglink:",
  * "build id:", "go version:", one "compressed: <file name in sections/>
  * <ZLIB|ZSTD|0x..> <ch_size>" per compressed section; each only when

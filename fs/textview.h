@@ -18,7 +18,7 @@
 struct bview;
 
 enum text_kind {
-	TEXT_INFO,    /* info (info.c, info_meta.c) */
+	TEXT_INFO,    /* info (info.c, info_tables.c) */
 	TEXT_SYMBOLS, /* symbols (symtext.c) */
 	TEXT_NKINDS,
 };

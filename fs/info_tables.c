@@ -1,19 +1,19 @@
 /*
- * The metadata parts of `info`: soname, needed, rpath, runpath, debuglink,
- * build id, Go version, compressed sections. Strings of the file are
- * fields (textline.h): cut at TEXT_FIELD_MAX bytes with a marker, newlines
- * shown as '?'. The "needed" lines are found from a sparse table of the
+ * The parts of `info` read from pfelf's tables rather than the headers
+ * (info.c has those): soname, needed, rpath, runpath (the dynamic
+ * section), debuglink, build id, Go version, compressed sections. Strings
+ * of the file are fields (textline.h): cut at TEXT_FIELD_MAX bytes with a
+ * marker, newlines shown as '?'. The "needed" lines are found from a sparse table of the
  * dynamic entry of every INFO_NEEDED_EVERY-th one, so line j costs a short
  * walk of the dynamic entries, not a walk from the first.
  */
 #include "info.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#define DT_NEEDED 1
 
 typedef int (*dyn_string_fn)(pfelf_file *f, const char **s);
 
@@ -146,7 +146,7 @@ static int buildid_line(struct bview *v, const struct infoplan *p, uint32_t j, s
 {
 	(void)p;
 	(void)j;
-	/* hex of at most BUILD_ID_MAX bytes (meta.c): less than a line */
+	/* hex of at most BUILD_ID_MAX bytes (entries.c): less than a line */
 	lb_printf(b, "build id: %.*s", (int)(v->buildid_len - 1), v->buildid);
 	return 0;
 }
