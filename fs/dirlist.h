@@ -24,7 +24,7 @@ struct dirlist {
 	size_t n;        /* entries, "." and ".." not counted */
 	struct dent *e;
 	char **owned;       /* names this listing allocated (SOURCE directories) */
-	struct bview *view; /* names are the view's (sections/, segments/) */
+	struct bview *view; /* names are the view's (a binary's directories) */
 	bool pinned;        /* view is a pinned reference (while the listing is built) */
 	struct hlink link;  /* in the registry of handles once given to the kernel */
 };

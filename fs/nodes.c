@@ -15,9 +15,9 @@
  * Names: one chained hash table of the nodes that are current, keyed by
  * (parent number, keyed hash of the name). The hash is SipHash-2-4 with a
  * key drawn at start, so names a hostile file chose cannot pile up in one
- * bucket. Source nodes and the fixed entries of a binary are compared by
- * name too; files inside sections/, segments/, symbol/ and decompressed/,
- * which keep no name, by the hash and then by what they serve
+ * bucket. Source nodes and the entries of a binary's directory (entries.h)
+ * are compared by name too; files inside a binary's directories (sections/,
+ * ...), which keep no name, by the hash and then by what they serve
  * (check_reuse_inner): two names whose hashes collide and that serve the
  * same bytes would share a node, which is harmless. When the thing a node
  * stands for goes away or changes kind, or a binary gets a fresh view, the

@@ -111,9 +111,9 @@ static inline struct node *node_broot(struct node *n)
 	return n;
 }
 
-/* The name of n: a source node's own, the fixed name of a binary's
- * entries, "" for the root and for files inside sections/, segments/,
- * symbol/ and decompressed/ (not kept). */
+/* The name of n: a source node's own, its row's for an entry of a
+ * binary's directory (entries.h), "" for the root and for files inside a
+ * binary's directories (not kept). */
 const char *node_name(const struct node *n);
 
 /* Create the root (inode 1) of the given kind; 0 or -ENOMEM. */
