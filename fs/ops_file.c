@@ -15,9 +15,9 @@
 #include "ops.h"
 #include "bincache.h"
 #include "check.h"
-#include "handles.h"
 #include "dcache.h"
 #include "entries.h"
+#include "handles.h"
 #include "iopolicy.h"
 #include "source.h"
 
@@ -34,7 +34,7 @@
 #define DROP_EVERY ((uint64_t)64 << 20)
 
 struct ofile {
-	struct bview *view; /* NULL for info and for empty files */
+	struct bview *view; /* NULL for EB_COPY (build-id) and for empty files */
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
 	char *text;               /* EB_COPY (build-id): its own copy */
