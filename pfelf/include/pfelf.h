@@ -941,6 +941,114 @@ PFELF_API ssize_t pfelf_archive_read(pfelf_archive *a, uint64_t off, void *buf, 
  * is not inside the file.
  */
 PFELF_API int pfelf_archive_get_ref(pfelf_archive *a, uint64_t off, size_t len, pfelf_ref *ref);
+/* ----------------------------------------------------------- relocations */
+/*
+ * The entries of SHT_REL, SHT_RELA and SHT_RELR sections, read lazily from
+ * the file a few at a time (nothing is copied whole, nothing allocated):
+ * each offset, size and count is checked against the section and the file
+ * first. A SHT_RELR section's address and bitmap words are expanded into
+ * one entry per relocated address as the iterator goes.
+ */
+
+#define PFELF_SHT_RELA 4  /* SHT_RELA: r_offset, r_info, r_addend */
+#define PFELF_SHT_REL  9  /* SHT_REL: r_offset, r_info */
+#define PFELF_SHT_RELR 19 /* SHT_RELR: address words and bitmaps */
+
+/** A relocation section, as pfelf_reloc_section() describes it. */
+typedef struct pfelf_relsec {
+	uint32_t index;   /* section index */
+	uint32_t type;    /* PFELF_SHT_REL, PFELF_SHT_RELA or PFELF_SHT_RELR */
+	uint64_t offset;  /* sh_offset */
+	uint64_t count;   /* entries as stored (RELR: words), sh_size / entry size */
+	uint64_t entsize; /* bytes of one entry: the class's (8/16/4 or 12/24/8 for REL, RELA,
+	                     RELR); sh_entsize is not used, as readelf does not */
+	uint32_t symtab;  /* sh_link: the symbol table its symbol indexes refer to */
+} pfelf_relsec;
+
+/** One relocation, decoded to host order (a copy: the caller owns it). */
+typedef struct pfelf_reloc {
+	uint64_t offset; /* r_offset; for RELR the address relocated */
+	uint64_t info;   /* r_info as readelf shows it (MIPS64 little endian: reordered, see
+	                    below); 0 for RELR */
+	uint32_t type;   /* ELF32: r_info & 0xff; ELF64: r_info & 0xffffffff; MIPS64: r_type */
+	uint32_t sym;    /* ELF32: r_info >> 8; ELF64: r_info >> 32; 0 for RELR */
+	int64_t addend;  /* r_addend, sign-extended for ELF32; 0 for REL and RELR */
+	bool has_addend; /* a SHT_RELA entry */
+	/* ELF64 MIPS only (else 0): r_info is r_sym (32 bits), r_ssym, r_type3,
+	 * r_type2, r_type (8 bits each), and a little-endian file stores r_sym
+	 * first then the four bytes; info holds them in readelf's order
+	 * (sym << 32 | ssym << 24 | type3 << 16 | type2 << 8 | type). */
+	uint8_t type2, type3, ssym;
+} pfelf_reloc;
+
+/**
+ * Describe section index as a relocation section. Errors: -ENODATA (not
+ * SHT_REL, SHT_RELA or SHT_RELR), -EINVAL (its bytes lie outside the
+ * file), those of pfelf_section. A partial entry at the end is not counted.
+ */
+PFELF_API int pfelf_reloc_section(pfelf_file *f, uint32_t index, pfelf_relsec *out);
+
+/**
+ * Entry i of SHT_REL or SHT_RELA section index (one read of one entry).
+ * Errors: -ENOENT (i >= count), -ENODATA (not REL or RELA), -EIO, and
+ * those of pfelf_reloc_section.
+ */
+PFELF_API int pfelf_reloc_get(pfelf_file *f, uint32_t index, uint64_t i, pfelf_reloc *out);
+
+/* Where an iterator stands: copy it out (pfelf_reloc_tell) and back
+ * (pfelf_reloc_seek) to resume there later. Fields are internal. */
+typedef struct pfelf_reloc_pos {
+	uint64_t entry;  /* next entry (word) to read */
+	uint64_t where;  /* RELR: address after the last address word */
+	uint64_t bitmap; /* RELR: bits of the current bitmap still to expand */
+	uint64_t base;   /* RELR: address of the bitmap's next bit */
+} pfelf_reloc_pos;
+
+/* An iterator over the relocations of one section. The caller owns it
+ * (no allocation, nothing to free); it holds f, which must stay open. */
+typedef struct pfelf_reloc_iter {
+	pfelf_file *f;
+	pfelf_relsec sec;
+	pfelf_reloc_pos pos;
+	uint64_t buf_first; /* entry of buf[0] */
+	uint32_t buf_n;     /* entries in buf */
+	uint8_t buf[512];   /* entries read ahead */
+} pfelf_reloc_iter;
+
+/**
+ * Start it at the first relocation of section index. Errors: those of
+ * pfelf_reloc_section.
+ */
+PFELF_API int pfelf_reloc_iter_init(pfelf_file *f, uint32_t index, pfelf_reloc_iter *it);
+
+/**
+ * The next relocation into *out: 1, 0 at the end, -EIO (bytes gone since
+ * open). A SHT_RELR section gives one relocation per address: an address
+ * word, then one per set bit of each bitmap word after it (a bitmap before
+ * any address word counts from address 0, as readelf does).
+ */
+PFELF_API int pfelf_reloc_next(pfelf_reloc_iter *it, pfelf_reloc *out);
+
+/** Where it stands (never fails). */
+PFELF_API void pfelf_reloc_tell(const pfelf_reloc_iter *it, pfelf_reloc_pos *pos);
+
+/** Resume at pos, taken by pfelf_reloc_tell from an iterator of the same section. */
+PFELF_API void pfelf_reloc_seek(pfelf_reloc_iter *it, const pfelf_reloc_pos *pos);
+
+/**
+ * The relocation type name readelf -r prints for e_machine machine
+ * ("R_X86_64_JUMP_SLOT"): x86-64, i386, AArch64, ARM, RISC-V, PPC64, PPC,
+ * MIPS and S/390. A static string, or NULL for a type without a name or
+ * another machine (readelf then prints "unrecognized: %-7lx").
+ */
+PFELF_API const char *pfelf_reloc_type_string(uint16_t machine, uint32_t type);
+
+/**
+ * The same written into buf: the name, or "unrecognized: %x" as readelf
+ * spells an unknown type (without its padding). Returns the length,
+ * -ENOSPC (buf holds a cut string).
+ */
+PFELF_API int pfelf_reloc_type_name(uint16_t machine, uint32_t type, char *buf, size_t buflen);
 
 #ifdef __cplusplus
 }
