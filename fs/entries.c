@@ -16,6 +16,12 @@ static bool has_buildid(const struct bview *v)
 	return v && v->buildid;
 }
 
+/* Listed once the view is made (not for a binary whose view was refused). */
+static bool has_view(const struct bview *v)
+{
+	return v != NULL;
+}
+
 static bool has_compressed(const struct bview *v)
 {
 	return v && v->ncomp;
@@ -245,6 +251,12 @@ const struct bin_entry entries[] = {
          .lookup = decomp_file,
          .count = decomp_count,
          .name_at = decomp_name},
+        {.name = "relocations",
+         .usage = "relocations            every REL, RELA and RELR entry, as readelf -rW",
+         .kind = NK_RELOCS,
+         .bytes = EB_TEXT,
+         .present = has_view,
+         .text = TEXT_RELOCS},
 };
 
 const size_t entries_n = sizeof(entries) / sizeof(entries[0]);

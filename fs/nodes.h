@@ -28,6 +28,7 @@ enum node_kind {
 	NK_BUILDID,  /* <binary>/build-id (the view's text) */
 	NK_DECDIR,   /* <binary>/decompressed */
 	NK_DECOMP,   /* <binary>/decompressed/<name> */
+	NK_RELOCS,   /* <binary>/relocations (text kept by the view) */
 };
 
 struct binary;

@@ -2,6 +2,7 @@
 #include "textview.h"
 #include "info.h"
 #include "membudget.h"
+#include "reloctext.h"
 #include "symview.h"
 #include "view.h"
 
@@ -17,6 +18,7 @@ struct text_ops {
 static const struct text_ops ops[TEXT_NKINDS] = {
         [TEXT_INFO] = {info_prepare, info_release},
         [TEXT_SYMBOLS] = {symtext_prepare, NULL},
+        [TEXT_RELOCS] = {reloctext_prepare, reloctext_release},
 };
 
 /* What text k of core c keeps once indexed: its marks, and the plan of info. */
@@ -25,6 +27,8 @@ static uint64_t text_cost(const struct bview *c, enum text_kind k)
 	const struct textstate *t = &c->text[k];
 	uint64_t bytes = membudget_chunk((t->gen.nlines / TEXT_MARK_EVERY + 1) * sizeof(uint64_t));
 	const struct infoplan *p = c->infoplan;
+	if (k == TEXT_RELOCS)
+		bytes += membudget_chunk(reloctext_cost(c));
 	if (k == TEXT_INFO && p) {
 		/* needed[]: doubled up to the lines / INFO_NEEDED_EVERY it indexes */
 		bytes += membudget_chunk(sizeof(*p)) +

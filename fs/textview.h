@@ -20,6 +20,7 @@ struct bview;
 enum text_kind {
 	TEXT_INFO,    /* info (info.c, info_tables.c) */
 	TEXT_SYMBOLS, /* symbols (symtext.c) */
+	TEXT_RELOCS,  /* relocations (reloctext.c) */
 	TEXT_NKINDS,
 };
 

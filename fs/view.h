@@ -15,6 +15,7 @@
 struct binary;
 struct src_handle;
 struct infoplan;
+struct reloctext;
 struct node;
 
 /*
@@ -52,6 +53,7 @@ struct bview {
 	struct symview sym;
 	struct textstate text[TEXT_NKINDS]; /* info, symbols: generators and indexes */
 	struct infoplan *infoplan;          /* what the info lines need */
+	struct reloctext *reloc;            /* what the relocations lines need (reloctext.h) */
 	uint64_t cost;                      /* bytes reserved in the budget (membudget.h) */
 	bool meta_charged;                  /* pfelf's metadata tables are in cost */
 	uint64_t serial;                    /* unique per parse (keys decompressed sections) */

@@ -19,7 +19,7 @@ import tempfile
 import elf_oracle as oracle
 from elffs_mount import Checker, fixture, require_fuse, run_mounted
 
-VIEW_TOP = {"info", "header", "sections", "segments", "symbols", "symbol"}
+VIEW_TOP = {"info", "header", "sections", "segments", "symbols", "symbol", "relocations"}
 VIEW_OPTIONAL = {"build-id", "decompressed"}  # issue 6: when the file has them
 MTIME_NS = 1_234_567_890_123_456_789
 OWNER = (1234, 5678)
@@ -179,7 +179,7 @@ def check_tools(ck, src, mnt, binaries):
                    "find -type f", ok_status=(0, 1))
     # the issue 6 views (symbols, symbol/, build-id, decompressed/) are counted by test_meta_views
     old = [ln for ln in out.splitlines()
-           if not re.search(rb"/(symbol|decompressed)/[^/]*$|/(symbols|build-id)$", ln)]
+           if not re.search(rb"/(symbol|decompressed)/[^/]*$|/(symbols|build-id|relocations)$", ln)]
     ck.eq(len(old), expected_file_count(src, binaries), "find -type f: file count")
     out = run_tool(ck, ["find", mnt, "-type", "l"], "find -type l", ok_status=(0, 1))
     ck.eq(len(out.splitlines()), 4, "find -type l: symlink count")
