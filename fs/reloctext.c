@@ -9,6 +9,12 @@
  * a thread's last position is kept, so lines read in order cost one step
  * each; a RELR section keeps its position every RELOC_CHECK_EVERY
  * addresses (32 bytes per 1,024 lines).
+ *
+ * A RELR word gives up to 63 addresses (ELF64), so a few MB of hostile
+ * words would make hundreds of millions of lines, each made once to index
+ * the text (about 1 us a line): the RELR sections of a view give at most
+ * RELOC_RELR_MAX addresses together; a section cut there ends with the
+ * line "<section> ...[cut after N addresses]".
  */
 #include "reloctext.h"
 #include "textline.h"
@@ -21,6 +27,7 @@
 #include <string.h>
 
 #define RELOC_CHECK_EVERY 1024
+#define RELOC_RELR_MAX    ((uint64_t)1 << 22)
 #define SHT_SYMTAB        2
 #define SHT_DYNSYM        11
 #define STT_SECTION       3
@@ -32,6 +39,7 @@ struct relsec {
 	uint32_t type;
 	uint64_t first; /* its first line */
 	uint64_t lines;
+	bool cut;    /* RELR: more addresses than it shows (its last line says so) */
 	bool sym_ok; /* its symbols are read (readelf: a symbol table it could load) */
 	bool dyn;    /* from .dynsym: names get versions */
 	uint32_t nsym;
@@ -42,7 +50,8 @@ struct relsec {
 struct reloctext {
 	struct relsec *secs;
 	uint32_t nsecs;
-	uint64_t bytes; /* what it holds, for the budget */
+	uint64_t relr_left; /* RELR addresses the sections after may still show */
+	uint64_t bytes;     /* what it holds, for the budget */
 };
 
 /* A thread's last position: the next line of section k of core c. */
@@ -72,8 +81,9 @@ static void symbols_of(pfelf_file *f, struct relsec *s, uint32_t link)
 	s->nsym = (uint32_t)n;
 }
 
-/* RELR: count the addresses, keeping a position every RELOC_CHECK_EVERY. */
-static int count_relr(pfelf_file *f, struct relsec *s, uint64_t *bytes)
+/* RELR: count the addresses (up to *left), keeping a position every
+ * RELOC_CHECK_EVERY. */
+static int count_relr(pfelf_file *f, struct relsec *s, uint64_t *left, uint64_t *bytes)
 {
 	pfelf_reloc_iter it;
 	pfelf_reloc r;
@@ -97,9 +107,15 @@ static int count_relr(pfelf_file *f, struct relsec *s, uint64_t *bytes)
 		ret = pfelf_reloc_next(&it, &r);
 		if (ret == 0)
 			break;
+		if (ret == 1 && s->lines == *left) {
+			s->cut = true; /* one line more: the note */
+			s->lines++;
+			break;
+		}
 		if (ret == 1)
 			s->lines++;
 	}
+	*left -= s->cut ? s->lines - 1 : s->lines;
 	*bytes += cap * sizeof(*s->check);
 	return 0;
 }
@@ -118,7 +134,7 @@ static int add_section(struct bview *v, struct reloctext *t, uint32_t i, uint64_
 	s->type = rs.type;
 	s->first = *line;
 	if (rs.type == PFELF_SHT_RELR)
-		ret = count_relr(v->f, s, &t->bytes);
+		ret = count_relr(v->f, s, &t->relr_left, &t->bytes);
 	else
 		s->lines = rs.count;
 	if (ret < 0) {
@@ -285,15 +301,19 @@ static int reloc_line(void *ctx, uint64_t i, char *buf)
 {
 	struct bview *v = ctx;
 	pfelf_reloc r;
-	uint32_t k;
-	int ret = reloc_at(v, i, &k, &r);
-	if (ret < 0)
-		return ret;
+	uint32_t k = section_of(v->reloc, i);
 	const struct relsec *s = &v->reloc->secs[k];
 	bool is64 = v->eh.elfclass == 2;
 	struct linebuf b = {buf, 0};
 	lb_field(&b, v->secname[s->index] ? v->secname[s->index] : "");
 	lb_printf(&b, " ");
+	if (s->cut && i == s->first + s->lines - 1) {
+		lb_printf(&b, "...[cut after %" PRIu64 " addresses]", s->lines - 1);
+		return lb_end(&b);
+	}
+	int ret = reloc_at(v, i, &k, &r);
+	if (ret < 0)
+		return ret;
 	if (s->type == PFELF_SHT_RELR) {
 		lb_printf(&b, "%0*" PRIx64, is64 ? 16 : 8, r.offset);
 		return lb_end(&b);
@@ -334,6 +354,7 @@ int reloctext_prepare(struct bview *v, struct textgen *g)
 	}
 	t->secs = n ? calloc(n, sizeof(*t->secs)) : NULL;
 	t->bytes = sizeof(*t) + (uint64_t)n * sizeof(*t->secs);
+	t->relr_left = RELOC_RELR_MAX;
 	v->reloc = t;
 	if (n && !t->secs)
 		return -ENOMEM;

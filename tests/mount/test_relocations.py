@@ -19,7 +19,11 @@ must equal the view line for line, for:
   section past the end of the file (no lines, as readelf), and 1,260,001
   RELR addresses: the whole text equals readelf's, the daemon lives, and
   its peak RSS grows by at most BOMB_BOUND while it is read (ASan: 4 x
-  bound + 256 MiB, as test_textviews).
+  bound + 256 MiB, as test_textviews);
+- relrbomb.o, hostile: 4,410,001 RELR addresses, more than the view shows
+  (RELR_MAX): its first RELR_MAX lines are readelf's (checked at the start,
+  the end and random offsets) and its last line is the note
+  "...[cut after RELR_MAX addresses]"; peak RSS bounded as above.
 
 Every file: st_size equals the bytes read; chunks at random offsets equal
 the same ranges of the whole read; the binary's listing has `relocations`.
@@ -40,14 +44,26 @@ MiB = 1 << 20
 BOMB_BOUND = 64 * MiB
 CHUNKS = 16
 RELOC_FILES = ["reloc64.o", "libreloc64.so", "reloc32.o", "libreloc32.so", "mips64el.o",
-               "relbomb.o"]
+               "relbomb.o", "relrbomb.o"]
 MAIN_FILES = ["libshared.so", "exec", "pie", "comdat.o", "s390x-libc.so.6", "armhf-libc.so.6"]
 MIPS_CONT = b" " * 20 + b"Type"
+RELR_MAX = 1 << 22
+RELR_LINE = len(b".relr.dyn 0000000000010000\n")
 
 
 def readelf(path, opts):
     return subprocess.run(["readelf", opts, path], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, env=dict(os.environ, LC_ALL="C")).stdout
+
+
+def readelf_head(path, n):
+    """The first n lines of readelf -rW (newline-ended); readelf is stopped there."""
+    p = subprocess.Popen(["readelf", "-rW", path], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, env=dict(os.environ, LC_ALL="C"))
+    out = [p.stdout.readline() for _ in range(n)]
+    p.kill()
+    p.communicate()
+    return out
 
 
 def reloc_sections(path):
@@ -86,7 +102,30 @@ def expected(path):
     return lines
 
 
+def check_relrbomb(ck, m, rng):
+    """Addresses 0x10000 + 8 k, RELR_MAX of them, then the note."""
+    path = os.path.join(m.path, "relrbomb.o", "relocations")
+    note = b".relr.dyn ...[cut after %d addresses]\n" % RELR_MAX
+    size = os.stat(path).st_size
+    if not ck.eq(size, RELR_MAX * RELR_LINE + len(note), "relrbomb.o: size"):
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        ck.eq(os.pread(fd, len(note), size - len(note)), note, "relrbomb.o: last line")
+        for k in [0, 1, RELR_MAX - 1] + [rng.randrange(RELR_MAX) for _ in range(CHUNKS)]:
+            want = b".relr.dyn %016x\n" % (0x10000 + 8 * k)
+            ck.eq(os.pread(fd, RELR_LINE, k * RELR_LINE), want, f"relrbomb.o: line {k}")
+        head = readelf_head(os.path.join(m.source, "relrbomb.o"), 1003)[3:]
+        want = b"".join(b".relr.dyn " + ln for ln in head)
+        ck.ok(len(head) == 1000 and os.pread(fd, len(want), 0) == want,
+              "relrbomb.o: first 1000 lines against readelf")
+    finally:
+        os.close(fd)
+
+
 def check_file(ck, m, name, src, rng):
+    if name == "relrbomb.o":
+        return check_relrbomb(ck, m, rng)
     view = os.path.join(m.path, name)
     ck.ok("relocations" in os.listdir(view), f"{name}: relocations listed")
     path = os.path.join(view, "relocations")
@@ -125,7 +164,7 @@ def run(ck, src, args, label, rng):
                 t = time.monotonic()
                 check_file(ck, m, name, os.path.join(src, name), rng)
                 peak = daemon_status(m.proc.pid)["VmHWM"]
-                if name == "relbomb.o":
+                if name in ("relbomb.o", "relrbomb.o"):
                     print(f"{label} {name}: {time.monotonic() - t:.1f} s, VmHWM "
                           f"{peak / MiB:.1f} MiB (RSS before {before / MiB:.1f})", flush=True)
                     ck.ok(peak - before <= bound, f"{label} {name}: peak {peak - before} "
