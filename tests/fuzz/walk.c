@@ -304,6 +304,7 @@ uint64_t walk_and_close(pfelf_file *f, const uint8_t *data, size_t size)
 	walk_dynamic(&w);
 	walk_links_go(&w);
 	walk_compressed(&w);
+	walk_relocs(&w);
 	/* Tables answer the same once loaded and after pages were dropped. */
 	WALK_CHECK(pfelf_drop_pages(f) == 0);
 	walk_sections(&w, true);
