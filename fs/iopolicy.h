@@ -1,5 +1,5 @@
 /*
- * The I/O policy of section and segment files (issue 14,
+ * The I/O policy of section and segment files (see
  * docs/benchmarks.md "Direct I/O and st_blksize"): whether an open goes
  * through the kernel's page cache or straight to the daemon
  * (FOPEN_DIRECT_IO), and the st_blksize the mount shows (what cat, cp and

@@ -1,6 +1,6 @@
 /*
- * The one naming engine of the daemon: file names of sections (SPEC
- * section 3) and of symbols (symbol/, elffs(1)) follow the same rules,
+ * The one naming engine of the daemon: file names of sections
+ * and of symbols (symbol/) follow the same rules (docs/elffs.1),
  * made here; pure functions.
  */
 #ifndef ELFFS_NAMING_H

@@ -92,6 +92,6 @@ void walk_notes(struct walk *w);
 void walk_dynamic(struct walk *w);
 void walk_links_go(struct walk *w);
 void walk_compressed(struct walk *w);
-void walk_relocs(struct walk *w); /* walk_reloc.c (issue 12) */
+void walk_relocs(struct walk *w); /* walk_reloc.c */
 
 #endif /* WALK_H */

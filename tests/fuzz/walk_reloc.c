@@ -1,5 +1,5 @@
 /*
- * Relocations in the walk (issue 12): every SHT_REL, SHT_RELA and SHT_RELR
+ * Relocations in the walk: every SHT_REL, SHT_RELA and SHT_RELR
  * section described, its entries (up to MAX_RELOCS per section) read by
  * the iterator and checked against the input's bytes (offset, info,
  * addend, type and symbol from info), against pfelf_reloc_get, and across

@@ -1,6 +1,6 @@
 /*
- * The naming engine of the daemon (fs/naming.c): the rules of SPEC section
- * 3 for section file names (odd names, duplicates, cuts, "~<index>", made
+ * The naming engine of the daemon (fs/naming.c): the naming rules of
+ * docs/elffs.1 for section file names (odd names, duplicates, cuts, "~<index>", made
  * names stepping aside), and the same engine with a twin rule as symbol/
  * uses it. A pure module: no backend involved.
  */
