@@ -214,34 +214,18 @@ static int reloc_at(struct bview *c, uint64_t i, uint32_t *k, pfelf_reloc *r)
 	return ret == 1 ? 0 : -EIO;
 }
 
-/* A field made of pieces: its first TEXT_FIELD_MAX bytes and its full length. */
-struct field {
-	char buf[TEXT_FIELD_MAX];
-	size_t shown;
-	size_t full;
-};
-
-static void add(struct field *x, const char *s)
-{
-	size_t n = strlen(s);
-	size_t k = n < TEXT_FIELD_MAX - x->shown ? n : TEXT_FIELD_MAX - x->shown;
-	memcpy(x->buf + x->shown, s, k);
-	x->shown += k;
-	x->full += n;
-}
-
 /* name then "@@VER" or "@VER" as readelf -r shows versions. */
-static void name_field(struct field *x, const char *name, const pfelf_sym *s)
+static void name_field(struct fieldbuf *x, const char *name, const pfelf_sym *s)
 {
 	x->shown = x->full = 0;
-	add(x, name);
+	fb_add(x, name);
 	if (s->ver_kind == PFELF_VER_DEFAULT && s->version) {
-		add(x, "@@");
-		add(x, s->version);
+		fb_add(x, "@@");
+		fb_add(x, s->version);
 	} else if ((s->ver_kind == PFELF_VER_HIDDEN || s->ver_kind == PFELF_VER_NEEDED) &&
 	           s->version) {
-		add(x, "@");
-		add(x, s->version);
+		fb_add(x, "@");
+		fb_add(x, s->version);
 	}
 }
 
@@ -258,7 +242,7 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const struct relsec *s,
                        const pfelf_reloc *r, bool is64)
 {
 	pfelf_sym sym;
-	struct field x;
+	struct fieldbuf x;
 	if (pfelf_symbol(f, s->dyn ? PFELF_DYNSYM : PFELF_SYMTAB, r->sym, &sym) < 0)
 		return;
 	lb_printf(b, " ");
@@ -267,7 +251,7 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const struct relsec *s,
 		const char *name = bad ? "??" : sym.name;
 		size_t len = strlen(name), width = is64 ? 14 : 8;
 		name_field(&x, name, &sym);
-		lb_field_cut(b, x.buf, x.shown, x.full);
+		lb_fieldbuf(b, &x);
 		lb_printf(b, "()%-*s", len <= width ? (int)(width + 1 - len) : 1, " ");
 	} else {
 		lb_printf(b, "%0*" PRIx64 "%s", is64 ? 16 : 8, sym.value, is64 ? " " : "   ");
@@ -280,7 +264,7 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const struct relsec *s,
 		lb_field(b, name);
 	} else {
 		name_field(&x, (sym.status & PFELF_SYM_BAD_NAME) ? "" : sym.name, &sym);
-		lb_field_cut(b, x.buf, x.shown, x.full);
+		lb_fieldbuf(b, &x);
 	}
 	if (r->has_addend)
 		put_addend(b, r, " + ", " - ");

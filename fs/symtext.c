@@ -31,22 +31,6 @@ static const char *base_name(pfelf_file *f, const pfelf_sym *s)
 	return (s->status & PFELF_SYM_BAD_NAME) ? "<corrupt>" : s->name;
 }
 
-/* A field made of pieces: its first TEXT_FIELD_MAX bytes and its full length. */
-struct field {
-	char buf[TEXT_FIELD_MAX];
-	size_t shown;
-	size_t full;
-};
-
-static void add(struct field *x, const char *s)
-{
-	size_t n = strlen(s);
-	size_t k = n < TEXT_FIELD_MAX - x->shown ? n : TEXT_FIELD_MAX - x->shown;
-	memcpy(x->buf + x->shown, s, k);
-	x->shown += k;
-	x->full += n;
-}
-
 /*
  * The Name column, as pfelf_symbol_display_name spells it (name, then
  * "@@VER", "@VER", "@VER (N)" or "@<corrupt>"), made by bounded copies:
@@ -59,22 +43,22 @@ static void put_name(struct linebuf *b, pfelf_file *f, const pfelf_sym *s)
 	        [PFELF_VER_HIDDEN] = "@",
 	        [PFELF_VER_NEEDED] = "@",
 	};
-	struct field x;
+	struct fieldbuf x;
 	x.shown = x.full = 0;
 	char num[16];
-	add(&x, base_name(f, s));
+	fb_add(&x, base_name(f, s));
 	if (s->ver_kind == PFELF_VER_BAD)
-		add(&x, "@<corrupt>");
+		fb_add(&x, "@<corrupt>");
 	else if (s->ver_kind >= PFELF_VER_DEFAULT && s->ver_kind <= PFELF_VER_NEEDED &&
 	         s->version) {
-		add(&x, sep[s->ver_kind]);
-		add(&x, s->version);
+		fb_add(&x, sep[s->ver_kind]);
+		fb_add(&x, s->version);
 	}
 	if (s->ver_kind == PFELF_VER_NEEDED && s->version) {
 		snprintf(num, sizeof(num), " (%u)", s->versym);
-		add(&x, num);
+		fb_add(&x, num);
 	}
-	lb_field_cut(b, x.buf, x.shown, x.full);
+	lb_fieldbuf(b, &x);
 }
 
 static void put_symbol(struct linebuf *b, pfelf_file *f, const char *table, const pfelf_sym *s,

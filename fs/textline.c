@@ -49,3 +49,17 @@ int lb_end(struct linebuf *b)
 	b->p[b->len++] = '\n';
 	return (int)b->len;
 }
+
+void fb_add(struct fieldbuf *x, const char *s)
+{
+	size_t n = strlen(s);
+	size_t k = n < TEXT_FIELD_MAX - x->shown ? n : TEXT_FIELD_MAX - x->shown;
+	memcpy(x->buf + x->shown, s, k);
+	x->shown += k;
+	x->full += n;
+}
+
+void lb_fieldbuf(struct linebuf *b, const struct fieldbuf *x)
+{
+	lb_field_cut(b, x->buf, x->shown, x->full);
+}

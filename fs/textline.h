@@ -35,6 +35,23 @@ void lb_field(struct linebuf *b, const char *s);
  */
 void lb_field_cut(struct linebuf *b, const char *s, size_t shown, size_t full);
 
+/*
+ * A field made of pieces (a name, "@@", its version, ...): its first
+ * TEXT_FIELD_MAX bytes and its full length; written with lb_fieldbuf.
+ * Start it empty: struct fieldbuf x = {.shown = 0, .full = 0}.
+ */
+struct fieldbuf {
+	char buf[TEXT_FIELD_MAX];
+	size_t shown;
+	size_t full;
+};
+
+/* Append piece s (NUL-ended) to field x: kept up to TEXT_FIELD_MAX bytes, counted whole. */
+void fb_add(struct fieldbuf *x, const char *s);
+
+/* Append field x to the line, cut with the marker when longer than it shows. */
+void lb_fieldbuf(struct linebuf *b, const struct fieldbuf *x);
+
 /* End the line with its newline; its length. */
 int lb_end(struct linebuf *b);
 
