@@ -127,10 +127,7 @@ PFELF_API int pfelf_archive_openat(int dirfd, const char *path, unsigned flags, 
 	if (!out || !path)
 		return -EINVAL;
 	*out = NULL;
-	int oflags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
-	if (flags & PFELF_OPEN_NOFOLLOW)
-		oflags |= O_NOFOLLOW;
-	int fd = pfelf__open_retry(dirfd, path, oflags);
+	int fd = pfelf__open_input(dirfd, path, flags);
 	if (fd < 0)
 		return fd;
 	pfelf_archive *a = ar_alloc();

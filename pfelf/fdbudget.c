@@ -130,6 +130,14 @@ int pfelf__open_retry(int dirfd, const char *path, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+int pfelf__open_input(int dirfd, const char *path, unsigned pflags)
+{
+	int oflags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	if (pflags & PFELF_OPEN_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	return pfelf__open_retry(dirfd, path, oflags);
+}
+
 static bool same_file(const pfelf_identity *a, const struct stat *st)
 {
 	pfelf_identity b;

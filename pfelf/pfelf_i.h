@@ -287,6 +287,10 @@ void pfelf__fd_shed(void) PFELF_HIDDEN;
 /* openat(2) that, on EMFILE or ENFILE, gives back the idle descriptors of
  * the budget and tries once more: a descriptor or -errno. */
 int pfelf__open_retry(int dirfd, const char *path, int flags) PFELF_HIDDEN;
+/* Open path (relative to dirfd) for reading as every pfelf open does:
+ * O_RDONLY|O_CLOEXEC|O_NONBLOCK|O_NOCTTY, O_NOFOLLOW with
+ * PFELF_OPEN_NOFOLLOW in pflags, through pfelf__open_retry; fd or -errno. */
+int pfelf__open_input(int dirfd, const char *path, unsigned pflags) PFELF_HIDDEN;
 /* Pin f's descriptor open (reopening it if parked): 0 and *fd, 1 when a
  * lazy handle got mapped (read through f->base then), or -errno. */
 int pfelf__fd_acquire(pfelf_file *f, int *fd) PFELF_HIDDEN;
