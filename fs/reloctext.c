@@ -20,6 +20,7 @@
 #include "textline.h"
 #include "view.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,11 +29,6 @@
 
 #define RELOC_CHECK_EVERY 1024
 #define RELOC_RELR_MAX    ((uint64_t)1 << 22)
-#define SHT_SYMTAB        2
-#define SHT_DYNSYM        11
-#define STT_SECTION       3
-#define STT_GNU_IFUNC     10
-#define EM_MIPS           8
 
 struct relsec {
 	uint32_t index;

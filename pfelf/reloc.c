@@ -4,8 +4,6 @@
 
 #include <string.h>
 
-#define EM_MIPS 8
-
 /* Bytes of one entry of a section of type type in a file of class is64. */
 static uint64_t entry_size(uint32_t type, bool is64)
 {
