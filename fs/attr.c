@@ -2,6 +2,7 @@
 #include "attr.h"
 #include "entries.h"
 #include "iopolicy.h"
+#include "buildid_fs.h"
 
 #include <string.h>
 
@@ -41,6 +42,10 @@ static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 
 void attr_of(struct node *n, struct stat *out)
 {
+	if (bidfs_kind(n->kind)) {
+		bidfs_attr(n, out);
+		return;
+	}
 	struct node *src = node_is_source(n) ? n : node_broot(n);
 	nodes_lock();
 	struct srcstat s = src->src->st;

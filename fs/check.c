@@ -2,6 +2,7 @@
 #include "check.h"
 #include "bincache.h"
 #include "entries.h"
+#include "buildid_fs.h"
 #include "inval.h"
 #include "probe.h"
 #include "source.h"
@@ -103,6 +104,8 @@ static bool due(struct node *s)
 
 int check_node(struct node *n)
 {
+	if (bidfs_kind(n->kind)) /* the index looks at SOURCE itself */
+		return 0;
 	struct node *s = node_is_source(n) ? n : node_broot(n);
 	if (due(s))
 		recheck(s);

@@ -1,6 +1,7 @@
 /* Directory listings: snapshots taken at opendir. */
 #include "dirlist.h"
 #include "bincache.h"
+#include "buildid_fs.h"
 #include "check.h"
 #include "entries.h"
 #include "probe.h"
@@ -130,8 +131,12 @@ int dirlist_open(struct node *dir, struct dirlist **out)
 	int ret = check_node(dir);
 	if (ret == -ESTALE || (ret == -ENOENT && dir->kind == NK_DIR))
 		ret = 0;
-	if (ret == 0 && dir->kind == NK_DIR)
+	if (ret == 0 && dir->kind == NK_DIR) {
 		ret = list_source(dir, d);
+		if (ret == 0 && !dir->parent)
+			ret = bidfs_list_root(d);
+	} else if (ret == 0 && bidfs_kind(dir->kind))
+		ret = bidfs_list(dir, d);
 	else if (ret == 0 && dir->kind == NK_BIN)
 		ret = list_binary(dir, d);
 	else if (ret == 0 && node_is_dir(dir))

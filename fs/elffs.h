@@ -26,6 +26,7 @@ struct elffs_ctx {
 	double timeout;       /* entry/attr cache timeout and re-check interval, seconds */
 	uint64_t timeout_ns;  /* the same in nanoseconds */
 	uint64_t memory;      /* memory budget in bytes (-o memory=MB; membudget.h) */
+	const char *buildid;  /* name of the build-id index directory; NULL: -o buildid=off */
 	struct fuse_session *se;
 };
 

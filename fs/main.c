@@ -4,6 +4,7 @@
  * parent returns once the mount is live) and runs the session loop until
  * SIGINT, SIGTERM, SIGHUP or an unmount. Exit statuses: options.h.
  */
+#include "buildid_index.h"
 #include "dcache.h"
 #include "elffs.h"
 #include "handles.h"
@@ -101,6 +102,9 @@ static void configure(const struct elffs_opts *o)
 	elffs.timeout_ns = (uint64_t)(o->timeout_s * 1e9);
 	membudget_init(o->memory_mb << 20);
 	elffs.memory = membudget_limit();
+	elffs.buildid = !o->buildid                      ? ".build-id"
+	                : strcmp(o->buildid, "off") == 0 ? NULL
+	                                                 : o->buildid;
 }
 
 /*
@@ -263,6 +267,7 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 		return ELFFS_EXIT_USAGE;
 	ret = mount_and_serve(se, o);
 	fuse_session_destroy(se);
+	bidx_destroy();     /* the walk, if one runs, stops */
 	handles_free_all(); /* open files the kernel never released */
 	nodes_destroy();
 	dcache_destroy();

@@ -378,6 +378,8 @@ bool node_is_dir(const struct node *n)
 {
 	if (node_is_source(n))
 		return n->kind != NK_LINK;
+	if (n->kind == NK_BIDROOT || n->kind == NK_BIDDIR)
+		return true;
 	const struct bin_entry *e = entry_of_kind((enum node_kind)n->kind);
 	return e && e->bytes == EB_DIR;
 }
@@ -394,7 +396,8 @@ static size_t bucket_of(uint64_t parent, uint64_t key)
 /* Whether x, found under the key of name, has that name (leaves keep none). */
 static bool name_matches(const struct node *x, const char *name)
 {
-	if (entry_holding((enum node_kind)x->kind))
+	if (entry_holding((enum node_kind)x->kind) || x->kind == NK_BIDROOT ||
+	    x->kind == NK_BIDDIR || x->kind == NK_BIDLINK)
 		return true;
 	return strcmp(node_name(x), name) == 0;
 }

@@ -1,6 +1,7 @@
 /* getattr, readlink, forget and statfs. */
 #include "ops.h"
 #include "attr.h"
+#include "buildid_fs.h"
 #include "check.h"
 #include "source.h"
 
@@ -32,6 +33,8 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
  * is something else now answers ENOENT. */
 static ssize_t link_target(struct node *n, char *buf, size_t size)
 {
+	if (n->kind == NK_BIDLINK)
+		return bidfs_readlink(n, buf, size);
 	if (n->kind != NK_LINK)
 		return -EINVAL;
 	check_node(n);

@@ -6,6 +6,7 @@
 #include "ops.h"
 #include "attr.h"
 #include "bincache.h"
+#include "buildid_fs.h"
 #include "check.h"
 #include "entries.h"
 #include "probe.h"
@@ -116,7 +117,12 @@ static int lookup_in(struct node *dir, const char *name, struct node **out)
 	int ret = check_node(dir);
 	if (ret == -ENOENT && dir->kind != NK_DIR)
 		return ret;
-	return dir->kind == NK_DIR ? lookup_source(dir, name, out) : lookup_view(dir, name, out);
+	if (bidfs_kind(dir->kind))
+		return bidfs_lookup(dir, name, out);
+	if (dir->kind != NK_DIR)
+		return lookup_view(dir, name, out);
+	ret = lookup_source(dir, name, out);
+	return ret == -ENOENT && bidfs_is_name(dir, name) ? bidfs_lookup_root(dir, out) : ret;
 }
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)

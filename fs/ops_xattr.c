@@ -7,6 +7,7 @@
  */
 #include "ops.h"
 #include "bincache.h"
+#include "buildid_fs.h"
 #include "check.h"
 #include "entries.h"
 #include "xattr.h"
@@ -41,6 +42,8 @@ static int header_of(struct node *n, struct xattr_hdr *h)
 
 static int value_of(struct node *n, const char *name, char *buf)
 {
+	if (bidfs_kind(n->kind))
+		return bidfs_getxattr(n, name, buf);
 	if (!xattr_is_ours((enum node_kind)n->kind, name))
 		return -ENODATA;
 	struct xattr_hdr h = {0};
@@ -76,7 +79,8 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	bool compressed = n->compressed;
 	nodes_unlock();
 	node_put(n);
-	size_t len = xattr_list(kind, compressed, NULL, 0);
+	size_t len = bidfs_kind(kind) ? bidfs_listxattr(kind, NULL, 0)
+	                              : xattr_list(kind, compressed, NULL, 0);
 	if (size == 0) {
 		fuse_reply_xattr(req, len);
 		return;
@@ -90,7 +94,10 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	xattr_list(kind, compressed, buf, len);
+	if (bidfs_kind(kind))
+		bidfs_listxattr(kind, buf, len);
+	else
+		xattr_list(kind, compressed, buf, len);
 	fuse_reply_buf(req, buf, len);
 	free(buf);
 }

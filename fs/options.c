@@ -27,6 +27,7 @@ static const struct fuse_opt specs[] = {
         ELFFS_OPT("memory=%s", memory, 0),
         ELFFS_OPT("direct_io=%s", direct_io, 0),
         ELFFS_OPT("iosize=%s", iosize, 0),
+        ELFFS_OPT("buildid=%s", buildid, 0),
         FUSE_OPT_KEY("-h", KEY_HELP),
         FUSE_OPT_KEY("--help", KEY_HELP),
         FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -117,6 +118,8 @@ static void help(void)
 	       "                           (off, the default), or direct I/O: auto (files of\n"
 	       "                           16 MiB or more) or on (all); no shared mmap then\n"
 	       "    -o iosize=BYTES        largest st_blksize of those files (default 1048576)\n"
+	       "    -o buildid=off|NAME    name of the build-id index directory in the root\n"
+	       "                           (default .build-id), or off\n"
 	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
 	       "                           ro and default_permissions are always on\n\n"
 	       "session options:\n");
@@ -189,6 +192,18 @@ static int parse_memory(struct elffs_opts *o)
 	}
 	o->memory_mb = mb;
 	return 0;
+}
+
+/* -o buildid=NAME: one file name (off leaves the index out). */
+static int parse_buildid(const struct elffs_opts *o)
+{
+	const char *s = o->buildid;
+	if (!s || strcmp(s, "off") == 0 ||
+	    (s[0] && strlen(s) <= NAME_MAX && !strchr(s, '/') && strcmp(s, ".") != 0 &&
+	     strcmp(s, "..") != 0))
+		return 0;
+	fprintf(stderr, "elffs: bad buildid '%s' (off, or a file name)\n", s);
+	return -1;
 }
 
 /* The mount(8) helper convention, rewritten as an elffs command line. */
@@ -280,7 +295,7 @@ static int check_mountpoint(const char *mnt)
 static int check_arguments(struct elffs_opts *o)
 {
 	if (parse_timeout(o) < 0 || parse_readahead(o) < 0 || parse_memory(o) < 0 ||
-	    iopolicy_parse(o->direct_io, o->iosize) < 0)
+	    iopolicy_parse(o->direct_io, o->iosize) < 0 || parse_buildid(o) < 0)
 		return ELFFS_EXIT_USAGE;
 	if (o->nonopts < 2) {
 		usage(stderr);
@@ -350,6 +365,7 @@ void options_free(struct elffs_opts *o)
 	free(o->memory);
 	free(o->direct_io);
 	free(o->iosize);
+	free(o->buildid);
 	free(o->cmd.mountpoint);
 	memset(o, 0, sizeof(*o));
 }

@@ -39,6 +39,7 @@ struct elffs_opts {
 	uint64_t memory_mb;    /* 0: the default (membudget.h) */
 	char *direct_io;       /* -o direct_io=MODE as given (iopolicy.c) */
 	char *iosize;          /* -o iosize=BYTES as given (iopolicy.c) */
+	char *buildid;         /* -o buildid=off|NAME as given; NULL: ".build-id" */
 	int help;
 	int version;
 	int nonopts; /* positional arguments seen */

@@ -1,0 +1,68 @@
+/*
+ * The build-id index of SOURCE (issue 13): every ELF file below SOURCE
+ * that has a GNU build id note, by that id. Built on first use by one walk
+ * of SOURCE on a thread of its own (buildid_read.h: a few preads per file,
+ * no mapping); until the walk is done, a query waits for it. Kept current:
+ * a query more than the cache timeout after the last look at SOURCE looks
+ * again, re-reading only what changed (directories whose identity or mtime
+ * changed are listed again, indexed files whose identity changed are read
+ * again). About 64 bytes an indexed file: an entry of 32 bytes, its name
+ * and id in one pool, its place in the sorted order, and the directories.
+ */
+#ifndef ELFFS_BUILDID_INDEX_H
+#define ELFFS_BUILDID_INDEX_H
+
+#include "buildid_read.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum bidx_state { BIDX_IDLE, BIDX_WALKING, BIDX_DONE };
+
+struct bidx_stats {
+	enum bidx_state state;
+	uint64_t files;     /* regular files read (walk and refreshes) */
+	uint64_t indexed;   /* entries in the index now */
+	uint64_t debug;     /* of which separate debug files */
+	uint64_t leftout;   /* files left out now: malformed build id note */
+	uint64_t errors;    /* files and directories that could not be read */
+	uint64_t preads;    /* preads in total */
+	uint64_t dirs;      /* directories known */
+	uint64_t bytes;     /* memory the index holds */
+	uint64_t walk_ns;   /* duration of the first walk */
+	uint64_t refreshes; /* looks at SOURCE after the walk */
+};
+
+/* Counters, without waiting for anything. */
+void bidx_stats_get(struct bidx_stats *s);
+
+/*
+ * The winner among the files whose build id is id[0..len) and which are
+ * (debug) or are not (!debug) separate debug files: the first relative
+ * path in byte order. Its link target ("../../<path>/elf") into buf, its
+ * slot and serial (what readlink gives back to bidx_target). The length
+ * of the target, -ENOENT, -ENAMETOOLONG (the path is too long for a link),
+ * or -ENOMEM. Starts or waits for the walk, refreshes when due.
+ */
+int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t size, uint32_t *slot,
+                uint32_t *serial);
+
+/* The target of what bidx_lookup gave (slot, serial), if that file is
+ * still in the index as it was; its length or -ENOENT. */
+int bidx_target(uint32_t slot, uint32_t serial, char *buf, size_t size);
+
+/* Which first bytes some build id has (have[256]); 0 or -errno. */
+int bidx_prefixes(bool have[256]);
+
+/*
+ * The names under <xx>/ for first byte b: "<rest>" for a binary, and
+ * "<rest>.debug" for a debug file, each once, in order of the id; a
+ * malloc'd array of malloc'd strings in *names, their count in *n.
+ */
+int bidx_names(uint8_t b, char ***names, size_t *n);
+
+/* Stop the walk and free the index (at exit). */
+void bidx_destroy(void);
+
+#endif /* ELFFS_BUILDID_INDEX_H */

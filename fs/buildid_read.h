@@ -1,0 +1,41 @@
+/*
+ * The build id of one file from a few preads (no mapping): the ELF header,
+ * the notes (SHT_NOTE sections, or PT_NOTE segments when the file has no
+ * section headers, as readelf -n), and the section names that tell a
+ * separate debug file (.debug_info with bytes, .text NOBITS). The first
+ * 4 KiB and the section header table (with the 4 KiB before it, where
+ * linkers put the section name table) are read at once: one pread for a
+ * small file, two for most others, a few more only when notes or names lie
+ * elsewhere. Every offset and size is checked against the file size.
+ */
+#ifndef ELFFS_BUILDID_READ_H
+#define ELFFS_BUILDID_READ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Build ids from 2 to 64 bytes are indexed (NT_GNU_BUILD_ID is 8 to 20
+ * bytes in practice; 64 bytes keep <rest>.debug within NAME_MAX). */
+#define BID_MIN 2
+#define BID_MAX 64
+
+struct bid_file {
+	uint8_t id[BID_MAX];
+	uint8_t len;
+	bool debug;      /* a separate debug file */
+	unsigned preads; /* preads done (statistics) */
+};
+
+/*
+ * The build id of the regular file open as fd, of size bytes. 1 and *out
+ * when it has one of BID_MIN to BID_MAX bytes (the first GNU build id
+ * note); 0 for an ELF file without one; -ENOEXEC for a file that is not
+ * ELF; -EINVAL when its first build id note is malformed or of another
+ * length (left out of the index); -EIO or -ENOMEM.
+ */
+int bid_read(int fd, uint64_t size, struct bid_file *out);
+
+/* The lowercase hex of id[0..len) into out (2 * len + 1 bytes). */
+void bid_hex(const uint8_t *id, unsigned len, char *out);
+
+#endif /* ELFFS_BUILDID_READ_H */
