@@ -35,6 +35,14 @@ static int header_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 	return 0;
 }
 
+/* elf: the whole source file, as a range from the mapping. */
+static int elf_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	*size = v->fsize;
+	*aux = 0;
+	return 0;
+}
+
 static int sections_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 {
 	*size = v->nsec ? v->nsec - 1 : 0;
@@ -196,6 +204,11 @@ const struct bin_entry entries[] = {
          .kind = NK_HEADER,
          .bytes = EB_RANGE,
          .shape = header_shape},
+        {.name = "elf",
+         .usage = "elf                    the whole source file, byte for byte",
+         .kind = NK_ELF,
+         .bytes = EB_RANGE,
+         .shape = elf_shape},
         {.name = "sections",
          .usage = "sections/<name>        one file per section header but index 0",
          .kind = NK_SECTIONS,

@@ -29,6 +29,7 @@ enum node_kind {
 	NK_DECDIR,   /* <binary>/decompressed */
 	NK_DECOMP,   /* <binary>/decompressed/<name> */
 	NK_RELOCS,   /* <binary>/relocations (text kept by the view) */
+	NK_ELF,      /* <binary>/elf: the whole source file */
 	NK_BIDROOT,  /* MOUNT/.build-id (buildid_fs.h) */
 	NK_BIDDIR,   /* MOUNT/.build-id/<xx> */
 	NK_BIDLINK,  /* MOUNT/.build-id/<xx>/<rest>[.debug] */
