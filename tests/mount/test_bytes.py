@@ -23,7 +23,7 @@ LIB_SAMPLE = 400
 LIB_LARGEST = 8
 MAX_FILES_PER_BINARY = 3000  # beyond this (xnum.o), a deterministic sample
 WORKERS = 3  # readers in parallel: the daemon is multithreaded
-VIEW_TOP = {"info", "header", "sections", "segments", "symbols", "symbol", "relocations"}
+VIEW_TOP = {"info", "header", "elf", "sections", "segments", "symbols", "symbol", "relocations"}
 VIEW_OPTIONAL = {"build-id", "decompressed"}  # issue 6: when the file has them
 
 
@@ -75,6 +75,9 @@ def check_binary(ck, view, src, info):
         ehsize = info.header_int("Size of this header")
         err = oracle.compare_file(os.path.join(view, "header"), fd, 0, ehsize)
         if not ck.ok(err is None, f"{view}/header: {err}"):
+            ck.count("mismatches")
+        err = oracle.compare_file(os.path.join(view, "elf"), fd, 0, size)
+        if not ck.ok(err is None, f"{view}/elf: {err}"):
             ck.count("mismatches")
         expected = oracle.expected_files(info, size)
         for kind in ("sections", "segments"):

@@ -1,0 +1,299 @@
+#!/usr/bin/python3
+"""The build-id index (issue 13): MOUNT/.build-id/<xx>/<rest>[.debug].
+
+- The index equals readelf -n over the same tree: every ELF file's first
+  GNU build id of 2 to 64 bytes, `<rest>` for a binary and `<rest>.debug`
+  for a separate debug file (readelf -S: .debug_info with bytes, .text
+  NOBITS), the first relative path in byte order winning among copies;
+  each link is `../../<path>/elf`, and that file holds the source's bytes.
+- gdb -batch, with `set debug-file-directory MOUNT`, prints the source line
+  of `main` of a stripped fixture binary from its debug file found through
+  the mount (and does not without it: the test can fail).
+- A file added, replaced (by rename, and rewritten in place) and deleted
+  under the mounted tree appears, changes and vanishes within the timeout.
+- Hostile build id notes (empty, 1 byte, 4 KiB, text, a bad namesz, two
+  notes) never break the index: the rule above holds for them too, and
+  the three of a wrong length are counted in user.elffs.leftout.
+- user.elffs.* of the index directory; -o buildid=off and -o buildid=NAME;
+  an entry of that name in SOURCE's root is shown instead of the index.
+"""
+
+import errno
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from elffs_mount import Checker, fixtures_dir, require_fuse, run_mounted
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import buildids  # noqa: E402
+
+TIMEOUT = 0.3
+WAIT = 5.0  # at most this long for a change to show (the timeout plus a loaded machine)
+ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
+
+
+def readelf(args, path):
+    p = subprocess.run(["readelf", "-W"] + args + [path], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, env=ENV)
+    return p.stdout.decode(errors="replace")
+
+
+def is_elf(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def oracle_id(path):
+    """(hex, debug) of path by readelf, or None (no id, or not 2 to 64 bytes)."""
+    m = re.search(r"Build ID: ?([0-9a-f]*)(?:\s|$)", readelf(["-n"], path))
+    if not m or not 4 <= len(m.group(1)) <= 2 * buildids.BID_MAX:
+        return None
+    secs = readelf(["-S"], path)
+    info = re.search(r"\]\s+\.(z?)debug_info\s+(\S+)\s+\S+\s+\S+\s+([0-9a-f]+)", secs)
+    text = re.search(r"\]\s+\.text\s+(\S+)", secs)
+    debug = bool(info and info.group(2) != "NOBITS" and int(info.group(3), 16) > 0
+                 and text and text.group(1) == "NOBITS")
+    return m.group(1), debug
+
+
+def expected_index(src):
+    """{(hex, debug): winning relative path} over every ELF file of src."""
+    want = {}
+    for d, dirs, files in os.walk(src):
+        for name in files:
+            path = os.path.join(d, name)
+            if os.path.islink(path) or not os.path.isfile(path) or not is_elf(path):
+                continue
+            key = oracle_id(path)
+            rel = os.path.relpath(path, src)
+            if key and (key not in want or rel.encode() < want[key].encode()):
+                want[key] = rel
+    return want
+
+
+def mounted_index(ck, mnt, name=".build-id"):
+    """{(hex, debug): relative path} read through the mount's links."""
+    got = {}
+    top = os.path.join(mnt, name)
+    for xx in sorted(os.listdir(top)):
+        ck.ok(re.fullmatch(r"[0-9a-f]{2}", xx), f"{name}/{xx}: not two hex digits")
+        for rest in sorted(os.listdir(os.path.join(top, xx))):
+            link = os.path.join(top, xx, rest)
+            target = os.readlink(link)
+            debug = rest.endswith(".debug")
+            key = (xx + (rest[:-6] if debug else rest), debug)
+            m = re.fullmatch(r"\.\./\.\./(.+)/elf", target)
+            if ck.ok(m, f"{link}: target {target!r} is not ../../<path>/elf"):
+                got[key] = m.group(1)
+    return got
+
+
+def same_bytes(ck, mnt, src, rel, what):
+    try:
+        with open(os.path.join(mnt, rel, "elf"), "rb") as f:
+            got = f.read()
+        with open(os.path.join(src, rel), "rb") as f:
+            ck.ok(got == f.read(), f"{what}: {rel}/elf differs from the source")
+    except OSError as e:
+        ck.fail(f"{what}: {rel}/elf: {e.strerror}")
+
+
+def xattr(path, name):
+    return os.getxattr(path, "user.elffs." + name).decode()
+
+
+def check_index(ck, src, mnt, what):
+    want = expected_index(src)
+    got = mounted_index(ck, mnt)
+    missing = sorted(set(want) - set(got))
+    extra = sorted(set(got) - set(want))
+    ck.ok(not missing, f"{what}: missing from the index: {missing[:5]}")
+    ck.ok(not extra, f"{what}: in the index, not in readelf -n: {extra[:5]}")
+    wrong = [(k, got[k], want[k]) for k in want if k in got and got[k] != want[k]]
+    ck.ok(not wrong, f"{what}: winner (first path in byte order) differs: {wrong[:5]}")
+    # the links lead to the file itself, through the mount
+    for key, rel in sorted(got.items())[:20]:
+        hexid, debug = key
+        link = os.path.join(mnt, ".build-id", hexid[:2], hexid[2:] + (".debug" if debug else ""))
+        try:
+            with open(link, "rb") as f, open(os.path.join(src, rel), "rb") as g:
+                ck.ok(f.read() == g.read(), f"{what}: {link} does not read as {rel}")
+        except OSError as e:
+            ck.fail(f"{what}: {link}: {e.strerror}")
+    ck.count("ids", len(got))
+    return want
+
+
+def check_gdb(ck, src, mnt):
+    if shutil.which("gdb") is None:
+        ck.fail("gdb is not installed (scripts/test installs it)")
+        return
+    prog = os.path.join(src, "dbg", "prog")
+
+    def line_of_main(ddir):
+        p = subprocess.run(["gdb", "-batch", "-nx", "-iex", "set debuginfod enabled off",
+                            "-iex", f"set debug-file-directory {ddir}", "-ex", "info line main",
+                            prog], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV,
+                           timeout=120)
+        return p.stdout.decode(errors="replace")
+
+    empty = tempfile.mkdtemp(prefix="elffs-nodebug-")
+    try:
+        without = line_of_main(empty)
+    finally:
+        os.rmdir(empty)
+    ck.ok(not re.search(r'Line \d+ of "prog.c"', without),
+          f"gdb found the line of main without the mount: {without.strip()[-200:]}")
+    out = line_of_main(mnt)
+    ck.ok(re.search(r'Line \d+ of "prog.c" starts at address', out),
+          f"gdb with debug-file-directory {mnt}: no line of main: {out.strip()[-300:]}")
+    print("gdb:", out.strip().splitlines()[-1] if out.strip() else "(nothing)")
+
+
+def wait_for(pred):
+    end = time.monotonic() + WAIT
+    while True:
+        if pred():
+            return True
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+
+
+def link_of(mnt, hexid, debug=False):
+    return os.path.join(mnt, ".build-id", hexid[:2], hexid[2:] + (".debug" if debug else ""))
+
+
+def target(mnt, hexid):
+    try:
+        return os.readlink(link_of(mnt, hexid))
+    except OSError:
+        return None
+
+
+def check_changes(ck, src, mnt):
+    a, b, c = "a1" * 20, "b2" * 20, "c3" * 20
+    elf = lambda h: buildids.note_elf(buildids.note(bytes.fromhex(h)))  # noqa: E731
+    new = os.path.join(src, "changes", "new.o")
+    os.makedirs(os.path.dirname(new))
+    os.listdir(os.path.join(mnt, ".build-id"))  # the index is built, then the tree changes
+    with open(new + ".tmp", "wb") as f:
+        f.write(elf(a))
+    os.rename(new + ".tmp", new)
+    ck.ok(wait_for(lambda: target(mnt, a) == "../../changes/new.o/elf"),
+          f"added file not in the index within {WAIT} s: {target(mnt, a)}")
+    with open(new + ".tmp", "wb") as f:
+        f.write(elf(b))
+    os.replace(new + ".tmp", new)
+    ck.ok(wait_for(lambda: target(mnt, b) and not target(mnt, a)),
+          f"replaced file (rename): old id {target(mnt, a)}, new id {target(mnt, b)}")
+    with open(new, "r+b") as f:  # the same inode, new bytes
+        f.write(elf(c))
+    ck.ok(wait_for(lambda: target(mnt, c) and not target(mnt, b)),
+          f"file rewritten in place: old id {target(mnt, b)}, new id {target(mnt, c)}")
+    os.unlink(new)
+    ck.ok(wait_for(lambda: not os.path.lexists(link_of(mnt, c))),
+          f"deleted file still in the index after {WAIT} s")
+    ck.ok(wait_for(lambda: "c3" not in os.listdir(os.path.join(mnt, ".build-id"))),
+          "deleted file's <xx>/ still listed")
+    shutil.rmtree(os.path.join(src, "changes"))
+
+
+def check_state(ck, mnt, want):
+    top = os.path.join(mnt, ".build-id")
+    names = set(os.listxattr(top))
+    for n in ("state", "files", "indexed", "debug", "leftout", "errors", "bytes", "walk_ms"):
+        ck.ok("user.elffs." + n in names, f"user.elffs.{n} not listed: {sorted(names)}")
+    ck.eq(xattr(top, "state"), "done", "user.elffs.state after a listing")
+    files = {rel for rel in want.values()}
+    ck.ok(int(xattr(top, "indexed")) >= len(files), "user.elffs.indexed below the winners")
+    ck.ok(int(xattr(top, "leftout")) >= 3, "user.elffs.leftout: empty, 1-byte and 4 KiB ids")
+    ck.eq(xattr(top, "debug"), "1", "user.elffs.debug: one debug file")
+    ck.errno_is(errno.ENODATA, "user.elffs.nope", os.getxattr, top, "user.elffs.nope")
+    print("index:", {n: xattr(top, n) for n in ("files", "indexed", "leftout", "errors",
+                                                "preads", "bytes", "walk_ms")})
+
+
+def check_lookups(ck, mnt):
+    top = os.path.join(mnt, ".build-id")
+    for bad in ("zz", "0", "000", "ZZ"):
+        ck.errno_is(errno.ENOENT, f".build-id/{bad}", os.lstat, os.path.join(top, bad))
+    xx = sorted(os.listdir(top))[0]
+    for bad in ("x", "0", "zz" * 20, "00" * 70, ".debug", "ab.debug.debug"):
+        ck.errno_is(errno.ENOENT, f".build-id/{xx}/{bad}", os.lstat, os.path.join(top, xx, bad))
+    ck.errno_is(errno.EROFS, "mkdir in .build-id", os.mkdir, os.path.join(top, "new"))
+
+
+def main():
+    require_fuse()
+    ck = Checker("buildid")
+    src = tempfile.mkdtemp(prefix="elffs-buildid-")
+    try:
+        buildids.write_all(src)
+        fx = os.path.join(src, "fixtures")
+        os.makedirs(fx)
+        for name in os.listdir(fixtures_dir()):
+            shutil.copy(os.path.join(fixtures_dir(), name), fx)
+        # copies: the first path in byte order wins ("copies/a-pie" < "copies/a/pie")
+        os.makedirs(os.path.join(src, "copies", "a"))
+        shutil.copy(os.path.join(fx, "pie"), os.path.join(src, "copies", "a", "pie"))
+        shutil.copy(os.path.join(fx, "pie"), os.path.join(src, "copies", "a-pie"))
+        os.link(os.path.join(fx, "exec"), os.path.join(src, "copies", "exec-link"))
+        os.symlink("../fixtures/pie", os.path.join(src, "copies", "symlink"))
+
+        def body(m):
+            want = check_index(ck, src, m.path, "first listing")
+            ck.ok(any(k[1] for k in want), "the oracle found no debug file")
+            check_state(ck, m.path, want)
+            check_lookups(ck, m.path)
+            same_bytes(ck, m.path, src, "dbg/prog", "elf")
+            check_gdb(ck, src, m.path)
+            check_changes(ck, src, m.path)
+            time.sleep(TIMEOUT * 2)
+            check_index(ck, src, m.path, "after the changes")
+            ck.ok(m.alive(), "daemon died")
+
+        run_mounted(ck, src, ["-o", f"timeout={TIMEOUT}"], body)
+
+        def off(m):
+            ck.ok(".build-id" not in os.listdir(m.path), "-o buildid=off: .build-id listed")
+            ck.errno_is(errno.ENOENT, "-o buildid=off: lookup", os.lstat,
+                        os.path.join(m.path, ".build-id"))
+
+        run_mounted(ck, src, ["-o", "buildid=off"], off)
+
+        def named(m):
+            ck.ok("ids" in os.listdir(m.path) and ".build-id" not in os.listdir(m.path),
+                  "-o buildid=ids: not listed as ids")
+            got = mounted_index(ck, m.path, "ids")
+            ck.ok(any(v == "dbg/prog" for v in got.values()), "-o buildid=ids: dbg/prog missing")
+
+        run_mounted(ck, src, ["-o", "buildid=ids"], named)
+        os.makedirs(os.path.join(src, ".build-id"))  # SOURCE has one: it is shown
+
+        def hidden(m):
+            top = os.path.join(m.path, ".build-id")
+            ck.eq(os.listdir(top), [], "SOURCE's own .build-id (empty) is not the one shown")
+            ck.errno_is(errno.ENODATA, "SOURCE's .build-id: user.elffs.state", os.getxattr,
+                        top, "user.elffs.state")
+
+        run_mounted(ck, src, [], hidden)
+        for bad in ("", "a/b", "..", "."):
+            p = subprocess.run([os.environ["ELFFS"], "-o", f"buildid={bad}", src, src],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            ck.eq(p.returncode, 1, f"-o buildid={bad!r}: exit status")
+    finally:
+        shutil.rmtree(src)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()
