@@ -313,14 +313,17 @@ static void read_file(int fd, uint32_t dir, uint32_t i, const char *name, const 
 	(void)st;
 }
 
+/* A name of a directory's table, by its pool offset: the pool may move
+ * while the directory is listed again (names are added). */
 struct named {
-	const char *name;
+	uint32_t name;
 	uint32_t i;
 };
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
+	return strcmp(ix.pool + ((const struct named *)a)->name,
+	              ix.pool + ((const struct named *)b)->name);
 }
 
 /* What directory dir holds now, by name: its subdirectories (sub) and
@@ -337,7 +340,7 @@ static struct named *known(uint32_t dir, bool sub, size_t *n)
 	c = 0;
 	for (uint32_t i = sub ? ix.d[dir].child : ix.d[dir].ents; i != NONE;
 	     i = sub ? ix.d[i].sibling : ix.e[i].next)
-		t[c++] = (struct named){sub ? dir_name(&ix.d[i]) : ent_name(&ix.e[i]), i};
+		t[c++] = (struct named){sub ? ix.d[i].name : ix.e[i].name, i};
 	qsort(t, c, sizeof(*t), by_name);
 	*n = c;
 	return t;
@@ -345,9 +348,18 @@ static struct named *known(uint32_t dir, bool sub, size_t *n)
 
 static uint32_t find(const struct named *t, size_t n, const char *name)
 {
-	struct named key = {name, 0};
-	const struct named *f = t ? bsearch(&key, t, n, sizeof(*t), by_name) : NULL;
-	return f ? f->i : NONE;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ix.pool + t[mid].name, name);
+		if (c == 0)
+			return t[mid].i;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NONE;
 }
 
 static void scan(int fd, uint32_t dir, unsigned depth);
