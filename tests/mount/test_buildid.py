@@ -16,6 +16,8 @@
   the three of a wrong length are counted in user.elffs.leftout.
 - user.elffs.* of the index directory; -o buildid=off and -o buildid=NAME;
   an entry of that name in SOURCE's root is shown instead of the index.
+- A lookup made first, in a tree of 3,000 files, waits for the walk and
+  finds its file; the rest of the mount answers meanwhile.
 """
 
 import errno
@@ -25,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from elffs_mount import Checker, fixtures_dir, require_fuse, run_mounted
@@ -232,6 +235,58 @@ def check_lookups(ck, mnt):
     ck.errno_is(errno.EROFS, "mkdir in .build-id", os.mkdir, os.path.join(top, "new"))
 
 
+MANY = 3000
+
+
+def check_walk_waits(ck):
+    """The first query starts the walk and waits for it: a lookup of an id
+    among MANY files, made first, finds it (never ENOENT from the part indexed
+    so far); meanwhile the rest of the mount answers (seen when the walk is
+    still running after those calls returned)."""
+    src = tempfile.mkdtemp(prefix="elffs-buildid-many-")
+    try:
+        ids = []
+        for i in range(MANY):
+            d = os.path.join(src, "d%02d" % (i // 500))
+            if i % 500 == 0:
+                os.makedirs(d)
+            ident = bytes([0xee]) + i.to_bytes(4, "big") + bytes(15)
+            ids.append(ident.hex())
+            with open(os.path.join(d, "f%04d.o" % i), "wb") as f:
+                f.write(buildids.note_elf(buildids.note(ident)))
+        want = ids[MANY * 2 // 3]
+
+        def body(m):
+            top = os.path.join(m.path, ".build-id")
+            ck.eq(xattr(top, "state"), "idle", "before any query: user.elffs.state")
+            result = {}
+
+            def lookup():
+                try:
+                    result["target"] = os.readlink(link_of(m.path, want))
+                except OSError as e:
+                    result["error"] = e
+
+            t = threading.Thread(target=lookup)
+            t.start()
+            while xattr(top, "state") == "idle" and t.is_alive():
+                time.sleep(0.001)
+            os.listdir(m.path)
+            with open(os.path.join(m.path, "d00", "f0000.o", "header"), "rb") as f:
+                ck.eq(len(f.read()), 64, "header read during the walk")
+            if xattr(top, "state") == "walking":
+                ck.count("answered_during_walk")
+            t.join(120)
+            ck.ok(not t.is_alive(), "lookup during the walk never returned")
+            ck.eq(result.get("target"), "../../d%02d/f%04d.o/elf" % (
+                (MANY * 2 // 3) // 500, MANY * 2 // 3), f"lookup made first: {result}")
+            ck.eq(xattr(top, "indexed"), str(MANY), "user.elffs.indexed after the walk")
+
+        run_mounted(ck, src, [], body)
+    finally:
+        shutil.rmtree(src)
+
+
 def main():
     require_fuse()
     ck = Checker("buildid")
@@ -286,6 +341,7 @@ def main():
                         top, "user.elffs.state")
 
         run_mounted(ck, src, [], hidden)
+        check_walk_waits(ck)
         for bad in ("", "a/b", "..", "."):
             p = subprocess.run([os.environ["ELFFS"], "-o", f"buildid={bad}", src, src],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
