@@ -105,6 +105,13 @@ static void configure(const struct elffs_opts *o)
 	elffs.buildid = !o->buildid                      ? ".build-id"
 	                : strcmp(o->buildid, "off") == 0 ? NULL
 	                                                 : o->buildid;
+	/* The index names files and ids below directories other users may not
+	 * read: with allow_other it is there only when asked for by name. */
+	if (!o->buildid && o->allow_other) {
+		elffs.buildid = NULL;
+		elog(LOG_NOTICE, "build-id index off with allow_other "
+		                 "(-o buildid=.build-id shows it to every user)");
+	}
 }
 
 /*

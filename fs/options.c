@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { KEY_HELP, KEY_VERSION, KEY_FSNAME, KEY_SUBTYPE };
+enum { KEY_HELP, KEY_VERSION, KEY_FSNAME, KEY_SUBTYPE, KEY_ALLOW_OTHER };
 
 #define ELFFS_OPT(t, field, v)                                                                     \
 	{                                                                                          \
@@ -34,6 +34,7 @@ static const struct fuse_opt specs[] = {
         FUSE_OPT_KEY("--version", KEY_VERSION),
         FUSE_OPT_KEY("fsname=", KEY_FSNAME),
         FUSE_OPT_KEY("subtype=", KEY_SUBTYPE),
+        FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
         /* Options mount(8) and fstab pass that mean nothing here; rw is
          * dropped because the mount is always read-only. */
         FUSE_OPT_KEY("rw", FUSE_OPT_KEY_DISCARD),
@@ -83,6 +84,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		return 1;
 	case KEY_SUBTYPE:
 		o->has_subtype = 1;
+		return 1;
+	case KEY_ALLOW_OTHER: /* kept for libfuse; the build-id index looks at it */
+		o->allow_other = 1;
 		return 1;
 	case FUSE_OPT_KEY_OPT:
 		return strncmp(arg, "x-", 2) == 0 ? 0 : 1; /* x-systemd.* and friends */

@@ -46,6 +46,7 @@ struct elffs_opts {
 	int oom;     /* out of memory while parsing */
 	int has_fsname;
 	int has_subtype;
+	int allow_other;              /* -o allow_other given */
 	struct fuse_cmdline_opts cmd; /* -f -d -s, mountpoint, threads */
 };
 

@@ -332,6 +332,22 @@ def main():
             ck.ok(any(v == "dbg/prog" for v in got.values()), "-o buildid=ids: dbg/prog missing")
 
         run_mounted(ck, src, ["-o", "buildid=ids"], named)
+
+        # allow_other: the index (names and ids of files below directories
+        # other users may not read) only when asked for by name
+        def shared_off(m):
+            ck.ok(".build-id" not in os.listdir(m.path), "allow_other: .build-id listed")
+            ck.errno_is(errno.ENOENT, "allow_other: lookup", os.lstat,
+                        os.path.join(m.path, ".build-id"))
+
+        run_mounted(ck, src, ["-o", "allow_other"], shared_off)
+
+        def shared_asked(m):
+            got = mounted_index(ck, m.path)
+            ck.ok(any(v == "dbg/prog" for v in got.values()),
+                  "allow_other,buildid=.build-id: dbg/prog missing")
+
+        run_mounted(ck, src, ["-o", "allow_other,buildid=.build-id"], shared_asked)
         os.makedirs(os.path.join(src, ".build-id"))  # SOURCE has one: it is shown
 
         def hidden(m):
