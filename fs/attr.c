@@ -40,13 +40,8 @@ static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 	}
 }
 
-void attr_of(struct node *n, struct stat *out)
+struct srcstat attr_from_source(const struct node *n, struct node *src, struct stat *out)
 {
-	if (bidfs_kind(n->kind)) {
-		bidfs_attr(n, out);
-		return;
-	}
-	struct node *src = node_is_source(n) ? n : node_broot(n);
 	nodes_lock();
 	struct srcstat s = src->src->st;
 	nodes_unlock();
@@ -57,6 +52,16 @@ void attr_of(struct node *n, struct stat *out)
 	out->st_atim = (struct timespec){(time_t)s.atime, (long)s.atime_ns};
 	out->st_mtim = (struct timespec){(time_t)s.mtime, (long)s.mtime_ns};
 	out->st_ctim = (struct timespec){(time_t)s.ctime, (long)s.ctime_ns};
+	return s;
+}
+
+void attr_of(struct node *n, struct stat *out)
+{
+	if (bidfs_kind(n->kind)) {
+		bidfs_attr(n, out);
+		return;
+	}
+	struct srcstat s = attr_from_source(n, node_is_source(n) ? n : node_broot(n), out);
 	out->st_blksize = iopolicy_blksize(n);
 	shape(n, (mode_t)s.mode, (off_t)s.size, out);
 	out->st_blocks = (out->st_size + 511) / 512;

@@ -118,16 +118,7 @@ void bidfs_attr(struct node *n, struct stat *out)
 	struct node *root = n;
 	while (root->parent)
 		root = root->parent;
-	nodes_lock();
-	struct srcstat s = root->src->st;
-	nodes_unlock();
-	memset(out, 0, sizeof(*out));
-	out->st_ino = n->ino;
-	out->st_uid = (uid_t)s.uid;
-	out->st_gid = (gid_t)s.gid;
-	out->st_atim = (struct timespec){(time_t)s.atime, (long)s.atime_ns};
-	out->st_mtim = (struct timespec){(time_t)s.mtime, (long)s.mtime_ns};
-	out->st_ctim = (struct timespec){(time_t)s.ctime, (long)s.ctime_ns};
+	struct srcstat s = attr_from_source(n, root, out);
 	out->st_blksize = 4096;
 	if (n->kind == NK_BIDLINK) {
 		out->st_mode = S_IFLNK | 0555; /* as the mount's other symlinks */

@@ -30,6 +30,7 @@ import tempfile
 import threading
 import time
 
+from elf_oracle import is_elf
 from elffs_mount import Checker, fixtures_dir, require_fuse, run_mounted
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
@@ -44,14 +45,6 @@ def readelf(args, path):
     p = subprocess.run(["readelf", "-W"] + args + [path], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, env=ENV)
     return p.stdout.decode(errors="replace")
-
-
-def is_elf(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read(4) == b"\x7fELF"
-    except OSError:
-        return False
 
 
 def oracle_id(path):
