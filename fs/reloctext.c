@@ -210,11 +210,40 @@ static int reloc_at(struct bview *c, uint64_t i, uint32_t *k, pfelf_reloc *r)
 	return ret == 1 ? 0 : -EIO;
 }
 
-/* name then "@@VER" or "@VER" as readelf -r shows versions. */
-static void name_field(struct fieldbuf *x, const char *name, const pfelf_sym *s)
+/* Name s into field x as readelf's print_symbol writes it: a control
+ * character c as '^' and c + 0x40 (DEL as '^' and 0xbf), so gas's local
+ * labels (".L1\0021") read ".L1^B1"; the bytes it writes. */
+static size_t add_shown(struct fieldbuf *x, const char *s)
+{
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t k = 0;
+		while (p[k] >= 0x20 && p[k] != 0x7f)
+			k++;
+		if (k) {
+			char run[64];
+			size_t m = k < sizeof(run) - 1 ? k : sizeof(run) - 1;
+			memcpy(run, p, m);
+			run[m] = 0;
+			fb_add(x, run);
+			p += m;
+			n += m;
+			continue;
+		}
+		char esc[3] = {'^', (char)(*p + 0x40), 0};
+		fb_add(x, esc);
+		p++;
+		n += 2;
+	}
+	return n;
+}
+
+/* A name shown (add_shown) then "@@VER" or "@VER" as readelf -r shows
+ * versions; the bytes of the name. */
+static size_t name_field(struct fieldbuf *x, const char *name, const pfelf_sym *s)
 {
 	x->shown = x->full = 0;
-	fb_add(x, name);
+	size_t n = add_shown(x, name);
 	if (s->ver_kind == PFELF_VER_DEFAULT && s->version) {
 		fb_add(x, "@@");
 		fb_add(x, s->version);
@@ -223,6 +252,7 @@ static void name_field(struct fieldbuf *x, const char *name, const pfelf_sym *s)
 		fb_add(x, "@");
 		fb_add(x, s->version);
 	}
+	return n;
 }
 
 static void put_addend(struct linebuf *b, const pfelf_reloc *r, const char *plus, const char *minus)
@@ -244,9 +274,7 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const struct relsec *s,
 	lb_printf(b, " ");
 	if (sym.type == STT_GNU_IFUNC) {
 		bool bad = sym.name_off == 0 || (sym.status & PFELF_SYM_BAD_NAME);
-		const char *name = bad ? "??" : sym.name;
-		size_t len = strlen(name), width = is64 ? 14 : 8;
-		name_field(&x, name, &sym);
+		size_t len = name_field(&x, bad ? "??" : sym.name, &sym), width = is64 ? 14 : 8;
 		lb_fieldbuf(b, &x);
 		lb_printf(b, "()%-*s", len <= width ? (int)(width + 1 - len) : 1, " ");
 	} else {
@@ -257,7 +285,9 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const struct relsec *s,
 		const char *name = "<null>";
 		if (sym.type == STT_SECTION && pfelf_section(f, sym.shndx, &sh) == 0)
 			name = sh->name;
-		lb_field(b, name);
+		x.shown = x.full = 0;
+		add_shown(&x, name);
+		lb_fieldbuf(b, &x);
 	} else {
 		name_field(&x, (sym.status & PFELF_SYM_BAD_NAME) ? "" : sym.name, &sym);
 		lb_fieldbuf(b, &x);

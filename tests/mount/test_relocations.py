@@ -12,9 +12,12 @@ prefixed with its section's entry name, MIPS continuation lines joined),
 must equal the view line for line, for:
 
 - x86-64 and i386 objects and shared libraries of the relocation fixtures
-  (versions, an IFUNC, TLS, RELR), a little-endian MIPS64 object, the
-  S/390 and ARM libcs and the x86-64 fixtures (exec, pie, libshared.so,
-  comdat.o): six architectures;
+  (versions, an IFUNC, TLS, RELR), AArch64, RISC-V, PPC64 (little and big
+  endian, RELR) and s390x objects and shared libraries made by the cross
+  binutils (PLT, GOT, TLS, defined and needed versions, gas's local labels
+  whose control characters readelf writes as ^X), a little-endian MIPS64
+  object, the S/390 and ARM libcs and the x86-64 fixtures (exec, pie,
+  libshared.so, comdat.o): eight architectures;
 - relbomb.o, hostile: 200,000 entries with symbol indexes past the table, a
   section past the end of the file (no lines, as readelf), and 1,260,001
   RELR addresses: the whole text equals readelf's, the daemon lives, and
@@ -43,8 +46,10 @@ from elffs_mount import (Checker, Mount, MountError, daemon_has_asan, daemon_sta
 MiB = 1 << 20
 BOMB_BOUND = 64 * MiB
 CHUNKS = 16
-RELOC_FILES = ["reloc64.o", "libreloc64.so", "reloc32.o", "libreloc32.so", "mips64el.o",
-               "relbomb.o", "relrbomb.o"]
+CROSS = ["aarch64", "riscv64", "ppc64le", "ppc64", "s390x"]
+RELOC_FILES = (["reloc64.o", "libreloc64.so", "reloc32.o", "libreloc32.so", "mips64el.o",
+                "relbomb.o", "relrbomb.o"]
+               + [f for a in CROSS for f in (f"reloc-{a}.o", f"libreloc-{a}.so")])
 MAIN_FILES = ["libshared.so", "exec", "pie", "comdat.o", "s390x-libc.so.6", "armhf-libc.so.6"]
 MIPS_CONT = b" " * 20 + b"Type"
 RELR_MAX = 1 << 22

@@ -2,7 +2,11 @@
  * Relocations against readelf -rW: every entry line of every SHT_REL,
  * SHT_RELA and SHT_RELR section of the relocation fixtures (x86-64 and
  * i386 objects and shared libraries with versions, an IFUNC, TLS and RELR;
- * a little-endian MIPS64 object with its packed r_info) and of the foreign
+ * AArch64, RISC-V, PPC64 little and big endian and s390x objects and
+ * shared libraries from the cross binutils, with PLT, GOT, TLS, defined
+ * and needed versions, gas's local labels (control characters, which
+ * readelf writes as ^X) and RELR on PPC64; a little-endian MIPS64 object
+ * with its packed r_info) and of the foreign
  * libcs (S/390, ARM) and x86-64 fixtures, rebuilt from pfelf and compared
  * with readelf's whole line. The type names of nine machines against
  * readelf's, one entry of every type; the hostile relbomb.o (bad symbol
@@ -75,18 +79,37 @@ static const char *version_suffix(const pfelf_sym *s, char *buf, size_t len)
 	return buf;
 }
 
+/* s as readelf's print_symbol writes it: control characters as '^' and
+ * c + 0x40 (gas's local labels ".L1\0021" read ".L1^B1"). */
+static const char *shown(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		assert_true(n + 3 <= len);
+		if (*p < 0x20 || *p == 0x7f) {
+			buf[n++] = '^';
+			buf[n++] = (char)(*p + 0x40);
+		} else {
+			buf[n++] = (char)*p;
+		}
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 static size_t put_symbol(pfelf_file *f, const pfelf_reloc *r, const struct symsrc *src, char *b,
                          size_t at)
 {
 	bool is64 = pfelf_header(f)->elfclass == 2;
 	pfelf_sym s;
-	char ver[512];
+	char ver[512], name_buf[LINE];
 	assert_ret(pfelf_symbol(f, src->dyn ? PFELF_DYNSYM : PFELF_SYMTAB, r->sym, &s), 0);
 	version_suffix(&s, ver, sizeof(ver));
 	at = put(b, at, " ");
 	if (s.type == STT_GNU_IFUNC) {
 		const char *name =
-		        s.name_off == 0 || (s.status & PFELF_SYM_BAD_NAME) ? "??" : s.name;
+		        shown(s.name_off == 0 || (s.status & PFELF_SYM_BAD_NAME) ? "??" : s.name,
+		              name_buf, sizeof(name_buf));
 		size_t len = strlen(name), width = is64 ? 14 : 8;
 		at = put(b, at, "%s%s()%-*s", name, ver, len <= width ? (int)(width + 1 - len) : 1,
 		         " ");
@@ -98,9 +121,9 @@ static size_t put_symbol(pfelf_file *f, const pfelf_reloc *r, const struct symsr
 		const char *name = "<null>";
 		if (s.type == STT_SECTION && pfelf_section(f, s.shndx, &sh) == 0)
 			name = sh->name;
-		at = put(b, at, "%s", name);
+		at = put(b, at, "%s", shown(name, name_buf, sizeof(name_buf)));
 	} else {
-		at = put(b, at, "%s%s", s.name, ver);
+		at = put(b, at, "%s%s", shown(s.name, name_buf, sizeof(name_buf)), ver);
 	}
 	if (r->has_addend)
 		at = r->addend < 0 ? put(b, at, " - %" PRIx64, -(uint64_t)r->addend)
@@ -276,8 +299,11 @@ static unsigned long compare_file(const char *path, enum tb_backend b)
 }
 
 /* Files of the relocation fixtures, and of the main fixtures, that are compared. */
-static const char *const reloc_files[] = {"reloc64.o", "libreloc64.so", "reloc32.o",
-                                          "libreloc32.so", "mips64el.o"};
+static const char *const reloc_files[] = {
+        "reloc64.o",       "libreloc64.so",       "reloc32.o",       "libreloc32.so",
+        "reloc-aarch64.o", "libreloc-aarch64.so", "reloc-riscv64.o", "libreloc-riscv64.so",
+        "reloc-ppc64le.o", "libreloc-ppc64le.so", "reloc-ppc64.o",   "libreloc-ppc64.so",
+        "reloc-s390x.o",   "libreloc-s390x.so",   "mips64el.o"};
 static const char *const main_files[] = {"libshared.so",    "exec",           "pie", "comdat.o",
                                          "s390x-libc.so.6", "armhf-libc.so.6"};
 
@@ -289,6 +315,7 @@ static void test_readelf(void **state)
 		n = compare_file(reloc_fixture(reloc_files[i]), b);
 		if (n == 0)
 			fail_msg("%s: no relocations compared", reloc_files[i]);
+		print_message("%s: %s: %lu\n", tb_backend_label(b), reloc_files[i], n);
 		total += n;
 	}
 	for (size_t i = 0; i < sizeof(main_files) / sizeof(main_files[0]); i++) {
