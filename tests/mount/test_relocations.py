@@ -48,7 +48,7 @@ BOMB_BOUND = 64 * MiB
 CHUNKS = 16
 CROSS = ["aarch64", "riscv64", "ppc64le", "ppc64", "s390x"]
 RELOC_FILES = (["reloc64.o", "libreloc64.so", "reloc32.o", "libreloc32.so", "mips64el.o",
-                "relbomb.o", "relrbomb.o"]
+                "relnames.o", "relbomb.o", "relrbomb.o"]
                + [f for a in CROSS for f in (f"reloc-{a}.o", f"libreloc-{a}.so")])
 MAIN_FILES = ["libshared.so", "exec", "pie", "comdat.o", "s390x-libc.so.6", "armhf-libc.so.6"]
 MIPS_CONT = b" " * 20 + b"Type"
