@@ -13,7 +13,7 @@ must equal the view line for line, for:
 
 - x86-64 and i386 objects and shared libraries of the relocation fixtures
   (versions, an IFUNC, TLS, RELR), AArch64, RISC-V, PPC64 (little and big
-  endian, RELR) and s390x objects and shared libraries made by the cross
+  endian, ELFv2 and ELFv1 with .opd, RELR) and s390x objects and shared libraries made by the cross
   binutils (PLT, GOT, TLS, defined and needed versions, gas's local labels
   whose control characters readelf writes as ^X), a little-endian MIPS64
   object, the S/390 and ARM libcs and the x86-64 fixtures (exec, pie,
@@ -46,7 +46,7 @@ from elffs_mount import (Checker, Mount, MountError, daemon_has_asan, daemon_sta
 MiB = 1 << 20
 BOMB_BOUND = 64 * MiB
 CHUNKS = 16
-CROSS = ["aarch64", "riscv64", "ppc64le", "ppc64", "s390x"]
+CROSS = ["aarch64", "riscv64", "ppc64le", "ppc64", "ppc64v1", "s390x"]
 RELOC_FILES = (["reloc64.o", "libreloc64.so", "reloc32.o", "libreloc32.so", "mips64el.o",
                 "relnames.o", "relbomb.o", "relrbomb.o"]
                + [f for a in CROSS for f in (f"reloc-{a}.o", f"libreloc-{a}.so")])

@@ -303,7 +303,8 @@ static const char *const reloc_files[] = {
         "reloc64.o",       "libreloc64.so",       "reloc32.o",       "libreloc32.so",
         "reloc-aarch64.o", "libreloc-aarch64.so", "reloc-riscv64.o", "libreloc-riscv64.so",
         "reloc-ppc64le.o", "libreloc-ppc64le.so", "reloc-ppc64.o",   "libreloc-ppc64.so",
-        "reloc-s390x.o",   "libreloc-s390x.so",   "mips64el.o",      "relnames.o"};
+        "reloc-ppc64v1.o", "libreloc-ppc64v1.so", "reloc-s390x.o",   "libreloc-s390x.so",
+        "mips64el.o",      "relnames.o"};
 static const char *const main_files[] = {"libshared.so",    "exec",           "pie", "comdat.o",
                                          "s390x-libc.so.6", "armhf-libc.so.6"};
 
