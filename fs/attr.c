@@ -33,6 +33,9 @@ static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 		 * the parse); size: the most entries there can be */
 		out->st_size = (off_t)entries_n;
 		break;
+	case NK_ARLINK: /* a thin archive's member */
+		out->st_mode = S_IFLNK | 0777;
+		break;
 	default: /* inside a binary (entries.h) */
 		out->st_mode = node_is_dir(n) ? attr_view_dir_mode(m) : S_IFREG | (m & 0444);
 		out->st_nlink = node_is_dir(n) ? 2 : 1;

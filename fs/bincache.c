@@ -4,6 +4,7 @@
  * the handles nobody pins; idle cores given back to the memory budget.
  */
 #include "bincache.h"
+#include "arview.h"
 #include "dcache.h"
 #include "membudget.h"
 #include "source.h"
@@ -28,7 +29,7 @@ struct binary {
 /* What a call decided to free, freed once the lock is dropped. */
 struct graveyard {
 	TAILQ_HEAD(, bview) views; /* aliases and cores, linked through lru */
-	pfelf_file *handles[CLOSE_BATCH];
+	struct vhandle handles[CLOSE_BATCH];
 	unsigned nhandles;
 };
 
@@ -93,10 +94,11 @@ static void lru_append(struct bview *c)
 /* ------------------------------------------------------------- handles */
 
 /* c's handle is open now (lock held). */
-static void handle_opened(struct bview *c, pfelf_file *f)
+static void handle_opened(struct bview *c, struct vhandle h)
 {
-	c->f = f;
-	c->fd_backed = pfelf_backend(f) == PFELF_BACKEND_PREAD;
+	c->f = h.f;
+	c->arch = h.arch;
+	c->fd_backed = view_backend(c) == PFELF_BACKEND_PREAD;
 	live++;
 	if (c->fd_backed)
 		live_fds++;
@@ -112,14 +114,17 @@ static void handle_closing(struct bview *c)
 }
 
 /* Take c's handle away (lock held; nobody pins c); the caller closes it. */
-static pfelf_file *handle_taken(struct bview *c)
+static struct vhandle handle_taken(struct bview *c)
 {
-	pfelf_file *f = c->f;
+	struct vhandle h = {c->f, c->arch};
 	handle_closing(c);
 	c->f = NULL;
-	for (struct bview *a = c->aliases; a; a = a->sibling)
+	c->arch = NULL;
+	for (struct bview *a = c->aliases; a; a = a->sibling) {
 		a->f = NULL;
-	return f;
+		a->arch = NULL;
+	}
+	return h;
 }
 
 /* --------------------------------------------------------- references */
@@ -133,7 +138,7 @@ static void bury_later(struct graveyard *g, struct bview *v)
 static void core_gone(struct bview *c, struct graveyard *g)
 {
 	core_remove(c);
-	if (c->f)
+	if (view_is_open(c))
 		handle_closing(c); /* view_free closes it, unlocked */
 	bury_later(g, c);
 }
@@ -180,7 +185,7 @@ static void drop_ref(struct bview *a, struct graveyard *g)
 	c->busy--;
 	if (--a->refs == 0)
 		alias_gone(a, g);
-	if (c->refs > 0 && c->busy == 0 && !c->f)
+	if (c->refs > 0 && c->busy == 0 && !view_is_open(c))
 		detach_all(c, g);
 }
 
@@ -189,11 +194,11 @@ static void drop_pin(struct bview *a)
 {
 	struct bview *c = a->core;
 	a->pins--;
-	if (--c->pins == 0 && c->f)
+	if (--c->pins == 0 && view_is_open(c))
 		lru_append(c);
 }
 
-/* Pin a (lock held); whether its core's handle is open (a->f is then it). */
+/* Pin a (lock held); whether its core's handle is open (a->f, a->arch are then its). */
 static bool pin_locked(struct bview *a)
 {
 	struct bview *c = a->core;
@@ -202,9 +207,9 @@ static bool pin_locked(struct bview *a)
 	c->busy++;
 	c->pins++;
 	lru_remove(c);
-	if (a->f != c->f)
-		a->f = c->f;
-	return c->f != NULL;
+	a->f = c->f;
+	a->arch = c->arch;
+	return view_is_open(c);
 }
 
 /* ----------------------------------------------------------- evictions */
@@ -258,8 +263,10 @@ static bool shed_batch(struct graveyard *g)
 
 static void bury(struct graveyard *g)
 {
-	for (unsigned i = 0; i < g->nhandles; i++)
-		pfelf_close(g->handles[i]);
+	for (unsigned i = 0; i < g->nhandles; i++) {
+		pfelf_close(g->handles[i].f);
+		pfelf_archive_close(g->handles[i].arch);
+	}
 	struct bview *v;
 	while ((v = TAILQ_FIRST(&g->views))) {
 		TAILQ_REMOVE(&g->views, v, lru);
@@ -352,61 +359,70 @@ void bincache_invalidate(struct binary *b, uint64_t gen)
 	bury(&g);
 }
 
-/* pfelf_open_fd, tried again when out of descriptors (its pread backend
- * keeps a duplicate). */
-static int open_fd(int fd, pfelf_file **f)
+/* Open fd as an ELF file (archive false) or an ar archive, tried again
+ * when out of descriptors (the pread backend keeps a duplicate). */
+static int open_fd(int fd, bool archive, struct vhandle *h)
 {
 	unsigned tries = 0;
 	int ret;
+	*h = (struct vhandle){NULL, NULL};
 	do
-		ret = pfelf_open_fd(fd, elffs.pfelf_flags, f);
+		ret = archive ? pfelf_archive_open_fd(fd, elffs.pfelf_flags, &h->arch)
+		              : pfelf_open_fd(fd, elffs.pfelf_flags, &h->f);
 	while (src_fd_retry(ret, &tries));
 	return ret;
 }
 
+static void handle_close(struct vhandle h)
+{
+	pfelf_close(h.f);
+	pfelf_archive_close(h.arch);
+}
+
 /* Open the source of a->root again; -EIO unless it still is the file of a. */
-static int reopen(const struct bview *a, pfelf_file **out)
+static int reopen(const struct bview *a, struct vhandle *out)
 {
 	int fd = src_open_file(a->root);
 	if (fd < 0)
 		return -EIO;
 	struct stat st;
 	pfelf_identity id;
-	pfelf_file *f = NULL;
+	struct vhandle h = {NULL, NULL};
 	int ret = fstat(fd, &st) < 0 ? -EIO : 0;
 	if (ret == 0) {
 		src_identity(&st, &id);
 		ret = memcmp(&id, &a->id, sizeof(id)) == 0 ? 0 : -EIO;
 	}
-	if (ret == 0 && open_fd(fd, &f) < 0)
+	if (ret == 0 && open_fd(fd, a->ar != NULL, &h) < 0)
 		ret = -EIO;
 	close(fd);
-	if (ret == 0 && (pfelf_get_identity(f, &id) < 0 || memcmp(&id, &a->id, sizeof(id)) != 0))
+	if (ret == 0 && h.f &&
+	    (pfelf_get_identity(h.f, &id) < 0 || memcmp(&id, &a->id, sizeof(id)) != 0))
 		ret = -EIO;
 	if (ret < 0) {
-		pfelf_close(f);
+		handle_close(h);
 		return ret;
 	}
-	*out = f;
+	*out = h;
 	return 0;
 }
 
 /* Give pinned alias a's core its handle back (it was closed); 0 or -EIO. */
 static int reinstate(struct bview *a)
 {
-	pfelf_file *f;
-	int ret = reopen(a, &f);
+	struct vhandle h;
+	int ret = reopen(a, &h);
 	if (ret < 0)
 		return ret;
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	struct bview *c = a->core;
 	pthread_mutex_lock(&lock);
-	if (c->f)
-		g.handles[g.nhandles++] = f; /* another thread was first */
+	if (view_is_open(c))
+		g.handles[g.nhandles++] = h; /* another thread was first */
 	else
-		handle_opened(c, f);
-	if (a->f != c->f)
-		a->f = c->f;
+		handle_opened(c, h);
+	a->f = c->f;
+	a->arch = c->arch;
 	evict(&g);
 	pthread_mutex_unlock(&lock);
 	bury(&g);
@@ -415,6 +431,7 @@ static int reinstate(struct bview *a)
 
 int bincache_pin(struct bview *v)
 {
+	v = view_outer(v);
 	pthread_mutex_lock(&lock);
 	bool open = pin_locked(v);
 	pthread_mutex_unlock(&lock);
@@ -508,10 +525,12 @@ static struct src_handle *handle_for(int fd, const struct stat *st, struct node 
 	return h;
 }
 
-/* Open the source of root: *f its handle, *h its file handle; -ESTALE when
- * it is not expect any more, -EIO when pfelf refuses its header. */
-static int open_source(struct node *root, const struct stat *expect, pfelf_file **f,
-                       struct src_handle **h)
+/* Open the source of root: *vh its handle (an ELF file's, or an ar
+ * archive's when it has no ELF magic), *h its file handle, *id its
+ * identity; -ESTALE when it is not expect any more, -EIO when pfelf
+ * refuses its header. */
+static int open_source(struct node *root, const struct stat *expect, struct vhandle *vh,
+                       struct src_handle **h, pfelf_identity *id)
 {
 	int fd = src_open_file(root);
 	if (fd < 0)
@@ -521,27 +540,31 @@ static int open_source(struct node *root, const struct stat *expect, pfelf_file 
 	if (ret == 0 && (!S_ISREG(st.st_mode) || !src_same_identity(&st, expect)))
 		ret = -ESTALE;
 	if (ret == 0)
-		ret = open_fd(fd, f);
-	*h = ret == 0 ? handle_for(fd, &st, root, *f) : NULL;
+		ret = open_fd(fd, false, vh);
+	if (ret == -ENOEXEC)
+		ret = open_fd(fd, true, vh);
+	*h = ret == 0 && vh->f ? handle_for(fd, &st, root, vh->f) : NULL;
 	close(fd);
+	if (ret == 0 && vh->f)
+		ret = pfelf_get_identity(vh->f, id);
+	else if (ret == 0)
+		src_identity(&st, id);
 	return ret == -ENOEXEC || ret == -EINVAL ? -EIO : ret;
 }
 
 /* Open and parse the source of root into a new core (not in the cache yet). */
 static int parse(struct node *root, const struct stat *expect, struct bview **out)
 {
-	pfelf_file *f = NULL;
+	struct vhandle vh = {NULL, NULL};
 	struct src_handle *h = NULL;
-	int ret = open_source(root, expect, &f, &h);
-	if (ret < 0)
-		return ret;
 	pfelf_identity id;
-	ret = pfelf_get_identity(f, &id);
+	int ret = open_source(root, expect, &vh, &h, &id);
 	if (ret == 0)
-		ret = view_build(f, root->name, out);
+		ret = vh.f ? view_build(vh.f, root->name, out)
+		           : arview_build(vh.arch, root->name, out);
 	if (ret < 0) {
 		src_handle_free(h);
-		pfelf_close(f);
+		handle_close(vh);
 		return ret;
 	}
 	(*out)->id = id;
@@ -563,8 +586,7 @@ static int install(struct node *root, uint64_t gen, struct bview *c, struct bvie
 		bury_later(&g, c); /* another link of the same file was parsed meanwhile */
 		c = first;
 	} else {
-		pfelf_file *f = c->f;
-		handle_opened(c, f);
+		handle_opened(c, (struct vhandle){c->f, c->arch});
 		core_insert(c);
 	}
 	int ret = adopt(root->bin, c, gen, root, &g, out);
@@ -623,6 +645,7 @@ void bincache_release(struct bview *v)
 {
 	if (!v)
 		return;
+	v = view_outer(v);
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	drop_pin(v);
@@ -634,6 +657,7 @@ void bincache_release(struct bview *v)
 
 void bincache_unpin(struct bview *v)
 {
+	v = view_outer(v);
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	drop_pin(v);
@@ -646,6 +670,7 @@ void bincache_unref(struct bview *v)
 {
 	if (!v)
 		return;
+	v = view_outer(v);
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	drop_ref(v, &g);

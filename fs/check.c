@@ -1,5 +1,6 @@
 /* Change detection: re-checking sources and moving binaries to new generations. */
 #include "check.h"
+#include "arview.h"
 #include "bincache.h"
 #include "entries.h"
 #include "buildid_fs.h"
@@ -17,6 +18,8 @@ static void new_generation(struct node *b)
 	inval_inode(b->ino);
 	for (size_t i = 0; i < entries_n; i++) /* every name a binary can have */
 		inval_entry(b->ino, entries[i].name);
+	for (size_t i = 0; i < ar_entries_n; i++) /* or an archive */
+		inval_entry(b->ino, ar_entries[i].name);
 }
 
 /* Source node s is gone or of another kind now (table lock held). */
@@ -136,7 +139,31 @@ static int generation(struct node *n, uint64_t *gen, struct stat *st)
 	return ret;
 }
 
+/* The view of n in the view *out of its binary (pinned; ret: how it was
+ * got): the same, or the view of the archive member n is part of. */
+static int into_member(struct node *n, int ret, struct bview **out)
+{
+	struct node *m = node_vroot(n);
+	if (ret < 0 || !m || m->kind != NK_MEMBER)
+		return ret;
+	struct bview *a = *out;
+	ret = m->gen == a->gen ? arview_member(a, (uint32_t)m->aux, out) : -ENOENT;
+	if (ret < 0)
+		bincache_release(a);
+	return ret;
+}
+
 int check_view(struct node *n, struct bview **out)
+{
+	return into_member(n, check_binary_view(n, out), out);
+}
+
+int check_dir_view(struct node *dir, struct bview **out)
+{
+	return into_member(dir, check_current_view(node_broot(dir), out), out);
+}
+
+int check_binary_view(struct node *n, struct bview **out)
 {
 	uint64_t gen;
 	struct stat st;

@@ -37,6 +37,15 @@ void check_force(struct node *n);
  */
 int check_view(struct node *n, struct bview **out);
 
+/* As check_view, but the view of the binary n is part of: an archive's
+ * for the nodes of its members (their extended attributes). */
+int check_binary_view(struct node *n, struct bview **out);
+
+/* The view a lookup or listing in directory dir reads: the current view
+ * of its binary, or of the archive member dir is part of (-ENOENT when
+ * dir is a member of an older generation). Errors as check_current_view. */
+int check_dir_view(struct node *dir, struct bview **out);
+
 /*
  * The view of the current generation of binary root, with a pinned
  * reference; a file that changes while it is opened is looked at again (a

@@ -87,11 +87,13 @@ static int list_binary(struct node *bin, struct dirlist *d)
 	int ret = check_view(bin, &d->view);
 	if (ret == -ESTALE)
 		return ret;
-	d->e = calloc(entries_n, sizeof(*d->e));
+	size_t n;
+	const struct bin_entry *rows = entry_rows(d->view, &n);
+	d->e = calloc(n, sizeof(*d->e));
 	if (!d->e)
 		return -ENOMEM;
-	for (size_t i = 0; i < entries_n; i++) {
-		const struct bin_entry *e = &entries[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct bin_entry *e = &rows[i];
 		if (e->present && !e->present(d->view))
 			continue;
 		d->e[d->n++] = (struct dent){e->name, e->bytes == EB_DIR ? DT_DIR : DT_REG};
@@ -103,7 +105,7 @@ static int list_binary(struct node *bin, struct dirlist *d)
 static int list_view(struct node *dir, struct dirlist *d)
 {
 	const struct bin_entry *e = entry_of_kind((enum node_kind)dir->kind);
-	int ret = check_current_view(node_broot(dir), &d->view);
+	int ret = check_dir_view(dir, &d->view);
 	if (ret < 0)
 		return ret;
 	size_t n = 0;
@@ -114,7 +116,8 @@ static int list_view(struct node *dir, struct dirlist *d)
 	if (!d->e)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		d->e[i] = (struct dent){e->name_at(d->view, i), DT_REG};
+		d->e[i] = (struct dent){e->name_at(d->view, i),
+		                        e->type_at ? e->type_at(d->view, i) : DT_REG};
 	d->n = n;
 	return 0;
 }
@@ -137,7 +140,7 @@ int dirlist_open(struct node *dir, struct dirlist **out)
 			ret = bidfs_list_root(d);
 	} else if (ret == 0 && bidfs_kind(dir->kind))
 		ret = bidfs_list(dir, d);
-	else if (ret == 0 && dir->kind == NK_BIN)
+	else if (ret == 0 && node_is_vroot(dir))
 		ret = list_binary(dir, d);
 	else if (ret == 0 && node_is_dir(dir))
 		ret = list_view(dir, d);

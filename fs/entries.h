@@ -31,13 +31,15 @@ enum entry_bytes {
 	               its bytes made at each read */
 	EB_COPY,    /* a short text the view keeps, copied at open */
 	EB_DECOMP,  /* a compressed section's bytes, decompressed at open (dcache.h) */
+	EB_LINK,    /* none: a symlink (a thin archive's member) */
 };
 
 /* What the node of a file inside one of the directories shows. */
 struct entry_file {
-	uint64_t size;   /* st_size */
-	uint64_t aux;    /* nodes.h: index or offset */
-	bool compressed; /* a section with a compression header (its xattrs) */
+	uint64_t size;       /* st_size */
+	uint64_t aux;        /* nodes.h: index or offset */
+	bool compressed;     /* a section with a compression header (its xattrs) */
+	enum node_kind kind; /* its kind when not the row's file_kind (NK_DIR: the row's) */
 };
 
 /* One entry of a binary's directory. */
@@ -63,17 +65,29 @@ struct bin_entry {
 	int (*lookup)(struct bview *v, const char *name, struct entry_file *out);
 	int (*count)(struct bview *v, size_t *n);
 	const char *(*name_at)(struct bview *v, size_t i);
+	unsigned char (*type_at)(struct bview *v, size_t i); /* its d_type; NULL: DT_REG */
 	/* EB_INDEXED files: the range of file index of v, read again from its
 	 * header; 0 or -EIO. */
 	int (*file_range)(const struct bview *v, uint64_t index, uint64_t *off, uint64_t *len);
 };
 
-/* The rows, in listing order, and how many there are. */
+/* The rows of an ELF file, in listing order, and how many there are. */
 extern const struct bin_entry entries[];
 extern const size_t entries_n;
 
-/* The row named name, or NULL. */
+/* The rows of an ar archive (arview.c). */
+extern const struct bin_entry ar_entries[];
+extern const size_t ar_entries_n;
+
+/* The rows of view v: an archive's or an ELF file's (v NULL: a binary
+ * whose parse failed), and how many. */
+const struct bin_entry *entry_rows(const struct bview *v, size_t *n);
+
+/* The row named name in any table (before a parse says which), or NULL. */
 const struct bin_entry *entry_named(const char *name);
+
+/* The row named name among the rows of v, or NULL. */
+const struct bin_entry *entry_in(const struct bview *v, const char *name);
 
 /* The row whose node is of kind k, or NULL (source nodes, and files
  * inside the directories). */

@@ -380,6 +380,8 @@ bool node_is_dir(const struct node *n)
 		return n->kind != NK_LINK;
 	if (n->kind == NK_BIDROOT || n->kind == NK_BIDDIR)
 		return true;
+	if (n->kind == NK_MEMBER)
+		return true;
 	const struct bin_entry *e = entry_of_kind((enum node_kind)n->kind);
 	return e && e->bytes == EB_DIR;
 }

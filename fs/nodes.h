@@ -13,26 +13,32 @@
  * directory and the files inside its directories (one row each in the
  * table of entries.c, which says what they show). */
 enum node_kind {
-	NK_DIR,      /* a directory of SOURCE */
-	NK_LINK,     /* a symlink of SOURCE */
-	NK_BIN,      /* an ELF file of SOURCE, shown as a directory */
-	NK_SECTIONS, /* <binary>/sections */
-	NK_SEGMENTS, /* <binary>/segments */
-	NK_INFO,     /* <binary>/info */
-	NK_HEADER,   /* <binary>/header */
-	NK_SECTION,  /* <binary>/sections/<name> */
-	NK_SEGMENT,  /* <binary>/segments/<NN>-<TYPE> */
-	NK_SYMBOLS,  /* <binary>/symbols (a generated text) */
-	NK_SYMDIR,   /* <binary>/symbol */
-	NK_SYMBOL,   /* <binary>/symbol/<name> */
-	NK_BUILDID,  /* <binary>/build-id (the view's text) */
-	NK_DECDIR,   /* <binary>/decompressed */
-	NK_DECOMP,   /* <binary>/decompressed/<name> */
-	NK_RELOCS,   /* <binary>/relocations (text kept by the view) */
-	NK_ELF,      /* <binary>/elf: the whole source file */
-	NK_BIDROOT,  /* MOUNT/.build-id (buildid_fs.h) */
-	NK_BIDDIR,   /* MOUNT/.build-id/<xx> */
-	NK_BIDLINK,  /* MOUNT/.build-id/<xx>/<rest>[.debug] */
+	NK_DIR,       /* a directory of SOURCE */
+	NK_LINK,      /* a symlink of SOURCE */
+	NK_BIN,       /* an ELF file of SOURCE, shown as a directory */
+	NK_SECTIONS,  /* <binary>/sections */
+	NK_SEGMENTS,  /* <binary>/segments */
+	NK_INFO,      /* <binary>/info */
+	NK_HEADER,    /* <binary>/header */
+	NK_SECTION,   /* <binary>/sections/<name> */
+	NK_SEGMENT,   /* <binary>/segments/<NN>-<TYPE> */
+	NK_SYMBOLS,   /* <binary>/symbols (a generated text) */
+	NK_SYMDIR,    /* <binary>/symbol */
+	NK_SYMBOL,    /* <binary>/symbol/<name> */
+	NK_BUILDID,   /* <binary>/build-id (the view's text) */
+	NK_DECDIR,    /* <binary>/decompressed */
+	NK_DECOMP,    /* <binary>/decompressed/<name> */
+	NK_RELOCS,    /* <binary>/relocations (text kept by the view) */
+	NK_ELF,       /* <binary>/elf: the whole source file */
+	NK_BIDROOT,   /* MOUNT/.build-id (buildid_fs.h) */
+	NK_BIDDIR,    /* MOUNT/.build-id/<xx> */
+	NK_BIDLINK,   /* MOUNT/.build-id/<xx>/<rest>[.debug] */
+	NK_ARINFO,    /* <archive>/info (arview.h) */
+	NK_ARMAP,     /* <archive>/armap */
+	NK_ARMEMBERS, /* <archive>/members */
+	NK_MEMBER,    /* <archive>/members/<name>: an ELF member, a binary's directory */
+	NK_ARFILE,    /* <archive>/members/<name>: any other member, its bytes */
+	NK_ARLINK,    /* <archive>/members/<name>: a thin archive's member, a symlink */
 };
 
 struct binary;
@@ -82,7 +88,8 @@ struct node {
 		struct {               /* inner nodes */
 			uint64_t gen;  /* generation of their binary they show */
 			uint64_t size; /* st_size served */
-			uint64_t aux;  /* NK_SECTION, NK_SEGMENT, NK_DECOMP: index;
+			uint64_t aux;  /* NK_SECTION, NK_SEGMENT, NK_DECOMP, members/
+			                  files: index;
 			                  NK_SYMBOL, NK_HEADER: offset */
 		};
 		struct { /* source nodes (NK_DIR, NK_LINK, NK_BIN) */
@@ -108,12 +115,27 @@ static inline bool node_is_source(const struct node *n)
 bool node_is_dir(const struct node *n);
 
 /* The binary a node of a view belongs to (itself for NK_BIN); NULL for
- * NK_DIR and NK_LINK. Inner nodes are at most two levels below it. */
+ * NK_DIR and NK_LINK. Inner nodes are at most two levels below it, four in an archive. */
 static inline struct node *node_broot(struct node *n)
 {
 	while (n && n->kind != NK_BIN)
 		n = node_is_source(n) ? NULL : n->parent;
 	return n;
+}
+
+/* The node whose view serves n: its binary, or the ELF member of an
+ * archive it is part of (NK_MEMBER); NULL for NK_DIR and NK_LINK. */
+static inline struct node *node_vroot(struct node *n)
+{
+	while (n && n->kind != NK_BIN && n->kind != NK_MEMBER)
+		n = node_is_source(n) ? NULL : n->parent;
+	return n;
+}
+
+/* Whether n's directory holds the entries of a binary (entries.h). */
+static inline bool node_is_vroot(const struct node *n)
+{
+	return n->kind == NK_BIN || n->kind == NK_MEMBER;
 }
 
 /* The name of n: a source node's own, its row's for an entry of a

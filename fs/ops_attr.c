@@ -1,6 +1,8 @@
 /* getattr, readlink, forget and statfs. */
 #include "ops.h"
+#include "arview.h"
 #include "attr.h"
+#include "bincache.h"
 #include "buildid_fs.h"
 #include "check.h"
 #include "source.h"
@@ -29,12 +31,28 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_attr(req, &st, elffs.timeout);
 }
 
+/* The target of thin archive member n, from its archive's view. */
+static ssize_t member_target(struct node *n, char *buf, size_t size)
+{
+	struct bview *v;
+	int ret = check_node(n);
+	if (ret == 0)
+		ret = check_view(n, &v);
+	if (ret < 0)
+		return ret == -ESTALE ? -ENOENT : ret;
+	ssize_t len = arview_link(v, (uint32_t)n->aux, buf, size);
+	bincache_release(v);
+	return len;
+}
+
 /* The target of symlink node n, read by its path: a link that is gone or
  * is something else now answers ENOENT. */
 static ssize_t link_target(struct node *n, char *buf, size_t size)
 {
 	if (n->kind == NK_BIDLINK)
 		return bidfs_readlink(n, buf, size);
+	if (n->kind == NK_ARLINK)
+		return member_target(n, buf, size);
 	if (n->kind != NK_LINK)
 		return -EINVAL;
 	check_node(n);

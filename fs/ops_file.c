@@ -54,7 +54,7 @@ struct ofile {
  */
 static void drop_served(struct ofile *of)
 {
-	if (of->pinned && pfelf_backend(of->view->f) == PFELF_BACKEND_MMAP)
+	if (of->pinned && of->view->f && pfelf_backend(of->view->f) == PFELF_BACKEND_MMAP)
 		pfelf_advise(of->view->f, of->off, of->len, PFELF_ADVICE_DONTNEED);
 }
 
@@ -143,7 +143,7 @@ static int ofile_fill(struct node *n, struct ofile *of)
 	case EB_TEXT:
 		return open_text(n, of);
 	case EB_DECOMP:
-		return dcache_acquire(of->view, node_broot(n)->ino, (uint32_t)n->aux, n->size,
+		return dcache_acquire(of->view, node_vroot(n)->ino, (uint32_t)n->aux, n->size,
 		                      &of->mem, &of->hold);
 	case EB_COPY:
 		ret = copy_text(n, of, of->view);
@@ -169,7 +169,7 @@ static int ofile_new(struct node *n, struct ofile **out)
 	}
 	/* A mapped handle stays pinned (reads take no lock); a descriptor does
 	 * not: reads pin it, so open files do not hold descriptors. */
-	if (of->view && pfelf_backend(of->view->f) != PFELF_BACKEND_MMAP) {
+	if (of->view && view_backend(of->view) != PFELF_BACKEND_MMAP) {
 		bincache_unpin(of->view);
 		of->pinned = false;
 	}
@@ -182,7 +182,7 @@ static int open_node(struct node *n, int tid, struct ofile **out)
 	bool retry = check_open_retry(tid);
 	if (node_is_dir(n))
 		return -EISDIR;
-	if (node_is_source(n)) /* a symlink */
+	if (node_is_source(n) || n->kind == NK_ARLINK) /* a symlink */
 		return -EINVAL;
 	int ret = check_node(n);
 	if (ret == 0)
@@ -313,14 +313,16 @@ static void reply_text(fuse_req_t req, struct ofile *of, uint64_t off, size_t le
 static bool shrunk(const struct bview *v, uint64_t end)
 {
 	uint64_t size;
-	return src_size_now(v->fh, v->root, &v->id, &size) == 0 && end > size;
+	return src_size_now(v->fh, v->root, &v->id, &size) == 0 && v->base + end > size;
 }
 
 /* Reply with len bytes at pos of the source of view v, which the caller pins. */
 static void reply_range(fuse_req_t req, struct bview *v, uint64_t pos, size_t len)
 {
 	pfelf_ref ref;
-	if (pfelf_get_ref(v->f, pos, len, &ref) < 0 || (ref.ptr && shrunk(v, pos + len))) {
+	int ret = v->f ? pfelf_get_ref(v->f, pos, len, &ref)
+	               : pfelf_archive_get_ref(v->arch, pos, len, &ref); /* an archive's member */
+	if (ret < 0 || (ref.ptr && shrunk(v, pos + len))) {
 		fuse_reply_err(req, EIO);
 		return;
 	}

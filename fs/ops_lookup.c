@@ -81,26 +81,30 @@ static int dir_child(struct node *dir, struct bview *v, const struct bin_entry *
 {
 	struct entry_file f = {0};
 	int ret = e->lookup(v, name, &f);
-	return ret < 0 ? ret : inner_node(dir, v, e->file_kind, name, &f, out);
+	enum node_kind kind = f.kind != NK_DIR ? f.kind : e->file_kind;
+	return ret < 0 ? ret : inner_node(dir, v, kind, name, &f, out);
 }
 
 /*
- * Lookup inside a binary: in its root or one of its directories (the
- * table of entries.h), always in the binary's current view (a directory
- * node of an older generation the kernel still holds gets children of the
- * current one).
+ * Lookup inside a binary: in its root (or an archive member's) or one of
+ * its directories (the tables of entries.h), always in the binary's
+ * current view (a directory node of an older generation the kernel still
+ * holds gets children of the current one).
  */
 static int lookup_view(struct node *dir, const char *name, struct node **out)
 {
+	bool root = node_is_vroot(dir);
 	const struct bin_entry *e =
-	        dir->kind == NK_BIN ? entry_named(name) : entry_of_kind((enum node_kind)dir->kind);
-	if (!e || (dir->kind != NK_BIN && e->bytes != EB_DIR))
-		return -ENOENT;
+	        root ? entry_named(name) : entry_of_kind((enum node_kind)dir->kind);
+	if (!e || (!root && e->bytes != EB_DIR))
+		return -ENOENT; /* before any parse */
 	struct bview *v;
-	int ret = check_current_view(node_broot(dir), &v);
+	int ret = check_dir_view(dir, &v);
 	if (ret < 0)
 		return ret;
-	ret = dir->kind == NK_BIN ? bin_child(dir, v, e, out) : dir_child(dir, v, e, name, out);
+	if (root) /* an ELF file's rows or an archive's */
+		e = entry_in(v, name);
+	ret = !e ? -ENOENT : root ? bin_child(dir, v, e, out) : dir_child(dir, v, e, name, out);
 	bincache_release(v);
 	return ret;
 }

@@ -6,6 +6,7 @@
  * (security.*, system.*) are answered without the view.
  */
 #include "ops.h"
+#include "arview.h"
 #include "bincache.h"
 #include "buildid_fs.h"
 #include "check.h"
@@ -40,10 +41,31 @@ static int header_of(struct node *n, struct xattr_hdr *h)
 	return ret < 0 ? -EIO : 0;
 }
 
+/* Whether nodes of kind k have user.ar.* (members but symlinks: the
+ * kernel answers user.* of a symlink itself). */
+static bool is_member(enum node_kind k)
+{
+	return k == NK_MEMBER || k == NK_ARFILE;
+}
+
+/* user.ar.* of member node n, from its archive's view. */
+static int member_value(struct node *n, const char *name, char *buf)
+{
+	struct bview *v;
+	int ret = check_binary_view(n, &v);
+	if (ret < 0)
+		return ret == -ESTALE ? -ENOENT : ret;
+	ret = arview_xattr(v, (uint32_t)n->aux, name, buf);
+	bincache_release(v);
+	return ret;
+}
+
 static int value_of(struct node *n, const char *name, char *buf)
 {
 	if (bidfs_kind(n->kind))
 		return bidfs_getxattr(n, name, buf);
+	if (is_member((enum node_kind)n->kind))
+		return member_value(n, name, buf);
 	if (!xattr_is_ours((enum node_kind)n->kind, name))
 		return -ENODATA;
 	struct xattr_hdr h = {0};
@@ -79,8 +101,9 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	bool compressed = n->compressed;
 	nodes_unlock();
 	node_put(n);
-	size_t len = bidfs_kind(kind) ? bidfs_listxattr(kind, NULL, 0)
-	                              : xattr_list(kind, compressed, NULL, 0);
+	size_t len = bidfs_kind(kind)  ? bidfs_listxattr(kind, NULL, 0)
+	             : is_member(kind) ? arview_xattr_list(NULL, 0)
+	                               : xattr_list(kind, compressed, NULL, 0);
 	if (size == 0) {
 		fuse_reply_xattr(req, len);
 		return;
@@ -96,6 +119,8 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	}
 	if (bidfs_kind(kind))
 		bidfs_listxattr(kind, buf, len);
+	else if (is_member(kind))
+		arview_xattr_list(buf, len);
 	else
 		xattr_list(kind, compressed, buf, len);
 	fuse_reply_buf(req, buf, len);

@@ -104,6 +104,9 @@ static void usage(FILE *out)
 	      out);
 	for (size_t i = 0; i < entries_n; i++) /* the table of a binary's entries */
 		fprintf(out, "    %s\n", entries[i].usage);
+	fputs("and every ar archive (static library) as a directory of its members:\n", out);
+	for (size_t i = 0; i < ar_entries_n; i++)
+		fprintf(out, "    %s\n", ar_entries[i].usage);
 	fputc('\n', out);
 }
 

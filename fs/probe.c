@@ -61,13 +61,15 @@ static int read_magic(int dirfd, const char *name, pfelf_identity *id)
 	if (fd < 0)
 		return fd;
 	struct stat st;
-	unsigned char magic[4];
+	unsigned char magic[8];
 	int ret = 0;
 	if (fstat(fd, &st) < 0)
 		ret = -errno;
-	else if (S_ISREG(st.st_mode))
-		ret = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
-		      pfelf_is_elf_magic(magic, sizeof(magic));
+	else if (S_ISREG(st.st_mode)) {
+		ssize_t n = pread(fd, magic, sizeof(magic), 0);
+		ret = n > 0 && (pfelf_is_elf_magic(magic, (size_t)n) ||
+		                pfelf_is_archive_magic(magic, (size_t)n));
+	}
 	close(fd);
 	if (ret >= 0)
 		src_identity(&st, id);
@@ -80,7 +82,7 @@ static bool transient(int err)
 	       err == -EAGAIN;
 }
 
-/* Whether regular file name (lstat st) starts with the ELF magic: 1 or 0;
+/* Whether regular file name (lstat st) starts with the ELF or the ar magic: 1 or 0;
  * -EMFILE or -ENFILE when out of descriptors (nothing is known). */
 static int is_elf(int dirfd, const char *name, const struct stat *st)
 {

@@ -1,7 +1,8 @@
 /*
  * What an entry of SOURCE shows as, without parsing anything: directories
  * and symlinks as themselves, regular files as binaries when their first
- * four bytes are the ELF magic, everything else left out. Magic answers
+ * four bytes are the ELF magic or that start with the ar archive magic
+ * (an archive is shown as a directory too), everything else left out. Magic answers
  * are cached by file identity (dev, ino, size, mtime, ctime).
  */
 #ifndef ELFFS_PROBE_H

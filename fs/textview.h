@@ -21,6 +21,8 @@ enum text_kind {
 	TEXT_INFO,    /* info (info.c, info_tables.c) */
 	TEXT_SYMBOLS, /* symbols (symtext.c) */
 	TEXT_RELOCS,  /* relocations (reloctext.c) */
+	TEXT_ARINFO,  /* an archive's info (arview.c) */
+	TEXT_ARMAP,   /* an archive's armap */
 	TEXT_NKINDS,
 };
 

@@ -1,6 +1,7 @@
 /* A parsed view of one binary: its pfelf handle, file names and text views. */
 #include "view.h"
 #include "membudget.h"
+#include "arview.h"
 #include "entries.h"
 #include "naming.h"
 #include "nameset.h"
@@ -189,6 +190,8 @@ struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root)
 	a->id = c->id;
 	a->fh = c->fh;
 	a->root = root;
+	a->ar = c->ar;
+	a->base = c->base;
 	return a;
 }
 
@@ -197,6 +200,7 @@ void view_free(struct bview *v)
 	if (!v)
 		return;
 	if (v->core != v) {
+		arview_alias_free(v);
 		free(v); /* an alias: the rest is its core's */
 		return;
 	}
@@ -211,7 +215,9 @@ void view_free(struct bview *v)
 	symview_free(&v->sym);
 	textview_free(v);
 	pthread_mutex_destroy(&v->lazy_lock);
+	arview_free(v);
 	pfelf_close(v->f);
+	pfelf_archive_close(v->arch);
 	membudget_release(MB_VIEWS, v->cost);
 	free(v);
 }

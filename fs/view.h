@@ -15,6 +15,7 @@
 struct binary;
 struct src_handle;
 struct infoplan;
+struct arview;
 struct reloctext;
 struct node;
 
@@ -33,6 +34,12 @@ struct bview {
 	uint64_t gen;            /* alias: generation of its binary (core: 0) */
 	pfelf_file *f;           /* core: the handle (owned), NULL while closed; alias: the
 	                            core's while pinned (else NULL or that) */
+	pfelf_archive *arch;     /* an ar archive's handle instead of f, the same way */
+	struct arview *ar;       /* an archive's members and texts (arview.h), or NULL */
+	uint64_t base;           /* a member's view: offset of its bytes in the source */
+	struct bview *outer;     /* a member's alias: the archive's alias it belongs to,
+	                            which holds its references and pins (arview.h) */
+	struct bview **malias;   /* an archive's alias: its members' aliases, made on use */
 	pfelf_ehdr eh;           /* copy of the decoded header */
 	uint64_t fsize;          /* file size at open */
 	uint32_t nsec;           /* section headers, index 0 included (0 when none or unreadable) */
@@ -75,6 +82,30 @@ struct bview {
 	TAILQ_ENTRY(bview) lru;
 	bool in_lru;
 };
+
+/* The open handle of a core: an ELF file's or an ar archive's. */
+struct vhandle {
+	pfelf_file *f;
+	pfelf_archive *arch;
+};
+
+/* Whether v's handle is open (pinned aliases: their core's). */
+static inline bool view_is_open(const struct bview *v)
+{
+	return v->f || v->arch;
+}
+
+/* The backend that serves v's handle (open). */
+static inline enum pfelf_backend view_backend(const struct bview *v)
+{
+	return v->f ? pfelf_backend(v->f) : pfelf_archive_backend(v->arch);
+}
+
+/* What holds the references of v: the archive's alias for a member's. */
+static inline struct bview *view_outer(struct bview *v)
+{
+	return v->outer ? v->outer : v;
+}
 
 /* The core of v (v itself for a core). */
 static inline struct bview *view_core(const struct bview *v)

@@ -74,6 +74,13 @@ int pfelf__ar_read(pfelf_archive *a, uint64_t off, void *buf, size_t len)
 	return -EINVAL;
 }
 
+PFELF_API int pfelf_is_archive_magic(const void *buf, size_t len)
+{
+	return buf && len >= AR_MAGIC_LEN &&
+	       (memcmp(buf, "!<arch>\n", AR_MAGIC_LEN) == 0 ||
+	        memcmp(buf, "!<thin>\n", AR_MAGIC_LEN) == 0);
+}
+
 /* Check the magic and walk the headers; frees a on failure. */
 static int finish_open(pfelf_archive *a, pfelf_archive **out)
 {

@@ -850,6 +850,12 @@ typedef struct pfelf_ar_symbol {
  */
 PFELF_API int pfelf_archive_open(const char *path, unsigned flags, pfelf_archive **out);
 
+/**
+ * Quick magic check of the first len bytes of a file: 1 when they start
+ * with "!<arch>\n" or "!<thin>\n", 0 otherwise (also when len < 8).
+ */
+PFELF_API int pfelf_is_archive_magic(const void *buf, size_t len);
+
 /** As pfelf_archive_open, relative to directory descriptor dirfd (openat(2)). */
 PFELF_API int pfelf_archive_openat(int dirfd, const char *path, unsigned flags,
                                    pfelf_archive **out);
@@ -896,8 +902,7 @@ PFELF_API int pfelf_archive_member(const pfelf_archive *a, uint32_t index, pfelf
 PFELF_API int pfelf_archive_skipped_count(const pfelf_archive *a);
 
 /** Skipped header number index (a copy into *out); -ENOENT past the end. */
-PFELF_API int pfelf_archive_skipped(const pfelf_archive *a, uint32_t index,
-                                    pfelf_ar_skipped *out);
+PFELF_API int pfelf_archive_skipped(const pfelf_archive *a, uint32_t index, pfelf_ar_skipped *out);
 
 /** The kind of symbol index of a (PFELF_AR_INDEX_NONE when it has none). */
 PFELF_API enum pfelf_ar_index pfelf_archive_index_kind(const pfelf_archive *a);
