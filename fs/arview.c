@@ -137,11 +137,11 @@ void arview_free(struct bview *c)
 
 void arview_alias_free(struct bview *a)
 {
-	const struct arview *ar = a->core->ar;
-	for (uint32_t i = 0; a->malias && ar && i < ar->n; i++)
+	for (uint32_t i = 0; i < a->nmalias; i++)
 		view_free(a->malias[i]);
 	free(a->malias);
 	a->malias = NULL;
+	a->nmalias = 0;
 }
 
 /* ---------------------------------------------------------------- members */
@@ -186,10 +186,11 @@ int arview_member(struct bview *a, uint32_t index, struct bview **out)
 	pthread_mutex_lock(&c->lazy_lock);
 	struct bview *m = NULL;
 	int ret = member_core(c, index, &m);
-	if (ret == 0 && !a->malias)
+	if (ret == 0 && !a->malias) {
 		a->malias = calloc(c->ar->n, sizeof(*a->malias));
-	if (ret == 0 && !a->malias)
-		ret = -ENOMEM;
+		a->nmalias = a->malias ? c->ar->n : 0;
+		ret = a->malias ? 0 : -ENOMEM;
+	}
 	if (ret == 0 && !a->malias[index]) {
 		struct bview *ma = view_alias(m, a->gen, a->root);
 		if (ma) {

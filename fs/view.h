@@ -40,6 +40,7 @@ struct bview {
 	struct bview *outer;     /* a member's alias: the archive's alias it belongs to,
 	                            which holds its references and pins (arview.h) */
 	struct bview **malias;   /* an archive's alias: its members' aliases, made on use */
+	uint32_t nmalias;        /* their number (its core may be freed before it) */
 	pfelf_ehdr eh;           /* copy of the decoded header */
 	uint64_t fsize;          /* file size at open */
 	uint32_t nsec;           /* section headers, index 0 included (0 when none or unreadable) */

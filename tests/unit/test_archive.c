@@ -601,7 +601,7 @@ static void test_truncated_after_open(void **state)
 	free(src);
 }
 
-/* pfelf_archive_open_fd and the argument errors. */
+/* pfelf_archive_open_fd, the argument errors and pfelf_is_archive_magic. */
 static void test_open_errors(void **state)
 {
 	(void)state;
@@ -615,6 +615,16 @@ static void test_open_errors(void **state)
 	assert_ret(pfelf_archive_open_memory("!<arch>", 7, 0, &a), -ENOEXEC);
 	assert_ret(pfelf_archive_open_memory(NULL, 8, 0, &a), -EINVAL);
 	assert_ret(pfelf_archive_open_fd(-1, 0, &a), -EINVAL);
+	/* the quick check elffs's probe uses */
+	assert_int_equal(pfelf_is_archive_magic("!<arch>\n", 8), 1);
+	assert_int_equal(pfelf_is_archive_magic("!<thin>\nxyz", 11), 1);
+	assert_int_equal(pfelf_is_archive_magic("!<arch>", 7), 0);
+	assert_int_equal(pfelf_is_archive_magic("!<arch>\r", 8), 0);
+	assert_int_equal(pfelf_is_archive_magic("\x7f"
+	                                        "ELF\2\1\1\0",
+	                                        8),
+	                 0);
+	assert_int_equal(pfelf_is_archive_magic(NULL, 8), 0);
 	free(p);
 	p = in_dir("gnu.a");
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
