@@ -93,6 +93,7 @@ int arview_build(pfelf_archive *a, const char *what, struct bview **out)
 	}
 	v->core = v;
 	v->ar = ar;
+	TAILQ_INIT(&ar->idle);
 	v->fsize = pfelf_archive_size(a);
 	v->meta_charged = true; /* no ELF tables */
 	snprintf(v->label, sizeof(v->label), "%s", what ? what : "");
@@ -135,20 +136,63 @@ void arview_free(struct bview *c)
 	c->ar = NULL;
 }
 
-void arview_alias_free(struct bview *a)
-{
-	for (uint32_t i = 0; i < a->nmalias; i++)
-		view_free(a->malias[i]);
-	free(a->malias);
-	a->malias = NULL;
-	a->nmalias = 0;
-}
-
 /* ---------------------------------------------------------------- members */
 
-/* The view of ELF member i of core c, built on first use (c's lazy_lock held,
- * its handle open through the caller's pin). */
-static int member_core(struct bview *c, uint32_t i, struct bview **out)
+static void arview_member_put_locked(struct bview *c, struct bview *m);
+
+/* Free idle member view m of core c (c's lazy_lock held). */
+static void member_drop(struct bview *c, struct bview *m)
+{
+	struct arview *ar = c->ar;
+	TAILQ_REMOVE(&ar->idle, m, lru);
+	ar->nidle--;
+	ar->mcore[m->member] = NULL;
+	dcache_forget(m->serial);
+	view_free(m);
+}
+
+/* Free the idle member views of core c but the keep most recently used
+ * ones (c's lazy_lock held); whether one was freed. */
+static bool members_trim(struct bview *c, uint32_t keep)
+{
+	struct arview *ar = c->ar;
+	bool freed = false;
+	while (ar->nidle > keep) {
+		member_drop(c, TAILQ_FIRST(&ar->idle));
+		freed = true;
+	}
+	return freed;
+}
+
+/* Build the view of ELF member i of core c (c's lazy_lock held, its handle
+ * open through the caller's pin); when the memory budget has no room, the
+ * idle member views go first. */
+static int member_build(struct bview *c, uint32_t i, struct bview **out)
+{
+	pfelf_ar_member m;
+	pfelf_file *f;
+	char label[64];
+	int ret = pfelf_archive_member(c->arch, i, &m);
+	if (ret == 0)
+		ret = pfelf_archive_open_member(c->arch, i, 0, &f);
+	if (ret < 0)
+		return ret == -ENOMEM ? ret : -EIO;
+	snprintf(label, sizeof(label), "%s(%s)", c->label, c->ar->name[i]);
+	ret = view_build(f, label, out);
+	if (ret == -ENOMEM && members_trim(c, 0))
+		ret = view_build(f, label, out);
+	if (ret < 0) {
+		pfelf_close(f);
+		return ret;
+	}
+	(*out)->id = c->id;
+	(*out)->base = m.offset;
+	(*out)->member = i;
+	return 0;
+}
+
+/* The view of ELF member i of core c with one more user (c's lazy_lock held). */
+static int member_get(struct bview *c, uint32_t i, struct bview **out)
 {
 	struct arview *ar = c->ar;
 	if (!ar->mcore) {
@@ -156,25 +200,18 @@ static int member_core(struct bview *c, uint32_t i, struct bview **out)
 		if (!ar->mcore)
 			return -ENOMEM;
 	}
-	if (!ar->mcore[i]) {
-		pfelf_ar_member m;
-		pfelf_file *f;
-		char label[64];
-		int ret = pfelf_archive_member(c->arch, i, &m);
-		if (ret == 0)
-			ret = pfelf_archive_open_member(c->arch, i, 0, &f);
+	struct bview *m = ar->mcore[i];
+	if (!m) {
+		int ret = member_build(c, i, &m);
 		if (ret < 0)
-			return ret == -ENOMEM ? ret : -EIO;
-		snprintf(label, sizeof(label), "%s(%s)", c->label, ar->name[i]);
-		ret = view_build(f, label, &ar->mcore[i]);
-		if (ret < 0) {
-			pfelf_close(f);
 			return ret;
-		}
-		ar->mcore[i]->id = c->id;
-		ar->mcore[i]->base = m.offset;
+		ar->mcore[i] = m;
+	} else if (m->refs == 0) {
+		TAILQ_REMOVE(&ar->idle, m, lru);
+		ar->nidle--;
 	}
-	*out = ar->mcore[i];
+	m->refs++;
+	*out = m;
 	return 0;
 }
 
@@ -185,25 +222,38 @@ int arview_member(struct bview *a, uint32_t index, struct bview **out)
 		return -ENOENT;
 	pthread_mutex_lock(&c->lazy_lock);
 	struct bview *m = NULL;
-	int ret = member_core(c, index, &m);
-	if (ret == 0 && !a->malias) {
-		a->malias = calloc(c->ar->n, sizeof(*a->malias));
-		a->nmalias = a->malias ? c->ar->n : 0;
-		ret = a->malias ? 0 : -ENOMEM;
+	int ret = member_get(c, index, &m);
+	struct bview *ma = ret == 0 ? view_alias(m, a->gen, a->root) : NULL;
+	if (ma) {
+		ma->outer = a;
+		ma->f = m->f; /* open as long as m is */
+		ma->refs = 1;
+	} else if (ret == 0) {
+		arview_member_put_locked(c, m);
+		ret = -ENOMEM;
 	}
-	if (ret == 0 && !a->malias[index]) {
-		struct bview *ma = view_alias(m, a->gen, a->root);
-		if (ma) {
-			ma->outer = a;
-			ma->f = m->f; /* open as long as m is */
-		}
-		a->malias[index] = ma;
-		ret = ma ? 0 : -ENOMEM;
-	}
-	if (ret == 0)
-		*out = a->malias[index];
 	pthread_mutex_unlock(&c->lazy_lock);
+	*out = ma;
 	return ret;
+}
+
+static void arview_member_put_locked(struct bview *c, struct bview *m)
+{
+	struct arview *ar = c->ar;
+	if (--m->refs > 0)
+		return;
+	TAILQ_INSERT_TAIL(&ar->idle, m, lru);
+	ar->nidle++;
+	members_trim(c, AR_IDLE_MEMBERS);
+}
+
+void arview_member_put(struct bview *ma)
+{
+	struct bview *c = view_core(ma->outer);
+	pthread_mutex_lock(&c->lazy_lock);
+	arview_member_put_locked(c, view_core(ma));
+	pthread_mutex_unlock(&c->lazy_lock);
+	view_free(ma);
 }
 
 ssize_t arview_link(const struct bview *v, uint32_t index, char *buf, size_t size)

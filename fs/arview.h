@@ -7,11 +7,17 @@
  * built on pfelf_archive_open_member, so that the member's sections are
  * ranges of the archive's mapping (or descriptor), read without a copy.
  *
- * A member's view lives as long as the archive's core, which owns it. The
- * alias a lookup or an open gets for it (arview_member) is made for the
- * archive's alias and lives as long as that one: its references and pins
- * are the archive alias's (view_outer), so the binary cache knows nothing
- * of members.
+ * A member's view belongs to the archive's core. What a lookup, a listing
+ * or an open gets is an alias of it made for that call (arview_member):
+ * it stands for the caller's references and pins on the archive's alias
+ * (its `outer`), which the binary cache counts as usual (view_outer), and
+ * for one user of the member's view. When its last reference goes
+ * (bincache_release, bincache_unref) the member's view has one user less;
+ * a view without users waits in the archive's list of idle members, the
+ * AR_IDLE_MEMBERS most recently used of them are kept, and the others (all
+ * of them when the memory budget has no room for a new member) are freed.
+ * So a walk of every member of a big archive holds at most the members in
+ * use and AR_IDLE_MEMBERS others.
  */
 #ifndef ELFFS_ARVIEW_H
 #define ELFFS_ARVIEW_H
@@ -24,6 +30,10 @@
 #include <pfelf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
+
+/* Member views without users an archive keeps. */
+#define AR_IDLE_MEMBERS 32
 
 /* What a member shows as under members/. */
 enum ar_kind {
@@ -34,12 +44,14 @@ enum ar_kind {
 
 /* What an archive's core keeps besides its handle. */
 struct arview {
-	uint32_t n;           /* members pfelf lists */
-	char **name;          /* [n] file names under members/ */
-	uint8_t *kind;        /* [n] enum ar_kind */
-	struct nameset index; /* members by file name */
-	uint32_t count[3];    /* members of each kind */
-	struct bview **mcore; /* [n] member views, made on use (core's lazy_lock) */
+	uint32_t n;               /* members pfelf lists */
+	char **name;              /* [n] file names under members/ */
+	uint8_t *kind;            /* [n] enum ar_kind */
+	struct nameset index;     /* members by file name */
+	uint32_t count[3];        /* members of each kind */
+	struct bview **mcore;     /* [n] member views, made on use (core's lazy_lock) */
+	TAILQ_HEAD(, bview) idle; /* member views without users, oldest first */
+	uint32_t nidle;
 };
 
 /*
@@ -52,16 +64,17 @@ int arview_build(pfelf_archive *a, const char *what, struct bview **out);
 /* Free what core c keeps of its archive (its members' views included). */
 void arview_free(struct bview *c);
 
-/* Free the members' aliases of archive alias a. */
-void arview_alias_free(struct bview *a);
-
 /*
- * The view of ELF member index of the archive whose alias a is pinned: an
- * alias whose references are a's (the caller's reference and pin on a
- * become the member's: release either). 0, -ENOENT (no such ELF member),
- * -EIO (pfelf refuses the member's header), -ENOMEM, -EFBIG.
+ * The view of ELF member index of the archive whose alias a is pinned: a
+ * new alias that takes over the caller's reference and pin on a (release
+ * the alias, not a). 0, -ENOENT (no such ELF member), -EIO (pfelf refuses
+ * the member's header), -ENOMEM, -EFBIG; on error the caller still holds a.
  */
 int arview_member(struct bview *a, uint32_t index, struct bview **out);
+
+/* The last reference of member alias ma is gone (bincache.c, before it
+ * drops ma's last one on the archive's alias): one user less, ma freed. */
+void arview_member_put(struct bview *ma);
 
 /* The target of thin member index of v (pinned) into buf: the path as
  * the archive writes it, "../../" before a relative one. Its length or

@@ -431,11 +431,13 @@ static int reinstate(struct bview *a)
 
 int bincache_pin(struct bview *v)
 {
-	v = view_outer(v);
+	struct bview *a = view_outer(v);
 	pthread_mutex_lock(&lock);
-	bool open = pin_locked(v);
+	bool open = pin_locked(a);
+	if (v != a)
+		v->refs++; /* a member's alias: the references it stands for */
 	pthread_mutex_unlock(&lock);
-	int ret = open ? 0 : reinstate(v);
+	int ret = open ? 0 : reinstate(a);
 	if (ret < 0)
 		bincache_release(v);
 	return ret;
@@ -641,23 +643,33 @@ int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
 	return ret == -EMFILE || ret == -ENFILE ? -EIO : ret;
 }
 
+/* A member's alias ma (arview.h) stands for one reference less (lock
+ * held): whether that was its last (arview_member_put, before bury). */
+static bool member_last(struct bview *ma)
+{
+	return ma->outer && --ma->refs == 0;
+}
+
 void bincache_release(struct bview *v)
 {
 	if (!v)
 		return;
-	v = view_outer(v);
+	struct bview *a = view_outer(v);
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
-	drop_pin(v);
-	drop_ref(v, &g);
+	bool last = member_last(v);
+	drop_pin(a);
+	drop_ref(a, &g);
 	evict(&g);
 	pthread_mutex_unlock(&lock);
+	if (last) /* the archive's core is not freed before bury */
+		arview_member_put(v);
 	bury(&g);
 }
 
 void bincache_unpin(struct bview *v)
 {
-	v = view_outer(v);
+	v = view_outer(v); /* a member's alias keeps its references */
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
 	drop_pin(v);
@@ -670,10 +682,13 @@ void bincache_unref(struct bview *v)
 {
 	if (!v)
 		return;
-	v = view_outer(v);
+	struct bview *a = view_outer(v);
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
 	pthread_mutex_lock(&lock);
-	drop_ref(v, &g);
+	bool last = member_last(v);
+	drop_ref(a, &g);
 	pthread_mutex_unlock(&lock);
+	if (last)
+		arview_member_put(v);
 	bury(&g);
 }

@@ -148,8 +148,10 @@ static int into_member(struct node *n, int ret, struct bview **out)
 		return ret;
 	struct bview *a = *out;
 	ret = m->gen == a->gen ? arview_member(a, (uint32_t)m->aux, out) : -ENOENT;
-	if (ret < 0)
+	if (ret < 0) {
 		bincache_release(a);
+		*out = NULL; /* callers that go on without a view must not see a */
+	}
 	return ret;
 }
 

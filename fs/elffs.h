@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-
 struct elffs_ctx {
 	int srcfd;            /* SOURCE (directory mode) or SOURCE's parent (file mode) */
 	char *single_name;    /* file mode: SOURCE's name inside srcfd; NULL otherwise */

@@ -200,7 +200,6 @@ void view_free(struct bview *v)
 	if (!v)
 		return;
 	if (v->core != v) {
-		arview_alias_free(v);
 		free(v); /* an alias: the rest is its core's */
 		return;
 	}

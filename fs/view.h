@@ -37,10 +37,9 @@ struct bview {
 	pfelf_archive *arch;     /* an ar archive's handle instead of f, the same way */
 	struct arview *ar;       /* an archive's members and texts (arview.h), or NULL */
 	uint64_t base;           /* a member's view: offset of its bytes in the source */
-	struct bview *outer;     /* a member's alias: the archive's alias it belongs to,
-	                            which holds its references and pins (arview.h) */
-	struct bview **malias;   /* an archive's alias: its members' aliases, made on use */
-	uint32_t nmalias;        /* their number (its core may be freed before it) */
+	struct bview *outer;     /* a member's alias: the archive's alias whose references
+	                            and pins it stands for (arview.h) */
+	uint32_t member;         /* a member's view: its index in the archive */
 	pfelf_ehdr eh;           /* copy of the decoded header */
 	uint64_t fsize;          /* file size at open */
 	uint32_t nsec;           /* section headers, index 0 included (0 when none or unreadable) */

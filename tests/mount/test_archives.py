@@ -41,7 +41,8 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, MountError, fixture, require_fuse
+from elffs_mount import (Checker, Mount, MountError, daemon_has_asan, daemon_status, fixture,
+                         require_fuse)
 import elf_oracle
 
 ENV = dict(os.environ, LC_ALL="C", TZ="UTC")
@@ -53,6 +54,9 @@ OBJCOPY_MAX = 8  # sections a member checks with objcopy
 # objcopy writes these again rather than dumping the input's bytes
 OBJCOPY_REWRITES = ("SYMTAB", "STRTAB", "REL", "RELA", "GROUP", "DYNSYM", "SYMTAB_SHNDX")
 MANY = 30000
+ELF_MANY = 400  # ELF members of elfmany.a: their views need more than WALK_BUDGET
+WALK_BUDGET = 16  # MiB (-o memory=) of the walk of elfmany.a
+WALK_SLACK = 26  # MiB above the budget: per-thread buffers, one parse's transients
 
 
 def run(cmd, cwd=None, check=True):
@@ -116,6 +120,8 @@ def build(src, work):
         many.append(pad(ar_header("m%05d.txt/" % i, 3) + b"%03d" % (i % 1000)))
     with open(os.path.join(src, "many.a"), "wb") as f:
         f.write(b"".join(many))
+    names = [objs["many.o" if i % 2 else "comdat.o"] for i in range(ELF_MANY)]
+    run(["ar", "qS", os.path.join(src, "elfmany.a")] + names)
     if os.path.exists(LIBC):
         shutil.copyfile(LIBC, os.path.join(src, "libc.a"))
 
@@ -342,6 +348,31 @@ def check_empty(ck, m):
     ck.eq(os.path.getsize(os.path.join(view, "armap")), 0, "empty.a: armap empty")
 
 
+def walk_round(ck, src):
+    """Every member's sections, info and symbols of elfmany.a under a small
+    memory budget: the idle member views go, nothing is refused."""
+    with Mount(ck, src, ["-o", f"memory={WALK_BUDGET}"]) as m:
+        pid = m.proc.pid
+        base = daemon_status(pid)["VmRSS"]
+        errors, files = [], 0
+        top = os.path.join(m.path, "elfmany.a", "members")
+        for entry in sorted(os.listdir(top)):
+            try:
+                for name in ("info", "symbols"):
+                    with open(os.path.join(top, entry, name), "rb") as f:
+                        f.read()
+                files += 2 + len(os.listdir(os.path.join(top, entry, "sections")))
+            except OSError as e:
+                errors.append(f"{entry}: {e}")
+        peak = daemon_status(pid)["VmHWM"]
+        print(f"elfmany.a: {files} files of {ELF_MANY} members, VmHWM {peak / 2**20:.1f} MiB "
+              f"(RSS at mount {base / 2**20:.1f})", flush=True)
+        ck.eq(errors[:3], [], f"elfmany.a under -o memory={WALK_BUDGET}: errors")
+        if not daemon_has_asan(pid):
+            bound = base + (WALK_BUDGET + WALK_SLACK) * 2**20
+            ck.ok(peak <= bound, f"elfmany.a: VmHWM {peak} within {bound}")
+
+
 def check_change(ck, m, work):
     src = os.path.join(m.source, "libdated.a")
     before = os.listdir(os.path.join(m.path, "libdated.a", "members"))
@@ -371,7 +402,8 @@ def main():
             with Mount(ck, src, args + ["-o", "timeout=1"]) as m:
                 rng = random.Random(seed)
                 for name in sorted(os.listdir(src)):
-                    if name.endswith(".a") and name not in ("hostile.a", "many.a", "empty.a"):
+                    if name.endswith(".a") and name not in ("hostile.a", "many.a", "empty.a",
+                                                            "elfmany.a"):
                         t = time.monotonic()
                         check_archive(ck, m, name, work, rng)
                         print(f"{label} {name}: {time.monotonic() - t:.1f} s", flush=True)
@@ -379,6 +411,8 @@ def main():
                 check_many(ck, m)
                 check_empty(ck, m)
                 check_change(ck, m, work)
+            if not args:
+                walk_round(ck, src)
         except MountError as e:
             ck.fail(str(e))
         finally:
