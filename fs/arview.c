@@ -330,20 +330,17 @@ static unsigned char member_type(struct bview *v, size_t i)
 
 const struct bin_entry ar_entries[] = {
         {.name = "info",
-         .usage = "info                   an archive: its members, ELF or not, index, what was "
-                  "left out",
+         .usage = "info                   members, ELF ones and others, index, what was left out",
          .kind = NK_ARINFO,
          .bytes = EB_TEXT,
          .text = TEXT_ARINFO},
         {.name = "armap",
-         .usage = "armap                  an archive: its symbol index, \"<symbol> <member>\" a "
-                  "line",
+         .usage = "armap                  the symbol index, \"<symbol> <member>\" a line",
          .kind = NK_ARMAP,
          .bytes = EB_TEXT,
          .text = TEXT_ARMAP},
         {.name = "members",
-         .usage = "members/<name>         an archive: the view of each ELF member, other ones' "
-                  "bytes",
+         .usage = "members/<name>         each ELF member's view (as above), other members' bytes",
          .kind = NK_ARMEMBERS,
          .bytes = EB_DIR,
          .shape = members_shape,
