@@ -4,6 +4,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +77,13 @@ static int make_order(void)
 	return 0;
 }
 
-/* Lock the index once the walk is done and it is current (and ordered). */
-static int ready(void)
+/* Lock the index once the first walk is done and the index is current
+ * (and ordered). walk: start the first walk if need be and wait for it;
+ * else -EAGAIN (nothing locked) until it is done. */
+static int ready_for(bool walk)
 {
+	if (!walk && atomic_load(&ix.state) != BIDX_DONE)
+		return -EAGAIN;
 	pthread_mutex_lock(&ix.mu);
 	if (!ix.started) {
 		atomic_store(&ix.state, BIDX_WALKING);
@@ -100,6 +105,11 @@ static int ready(void)
 	if (ret < 0)
 		pthread_mutex_unlock(&ix.mu);
 	return ret;
+}
+
+static int ready(void)
+{
+	return ready_for(true);
 }
 
 /* The relative path of entry i ("dir/sub/name") into buf; its length, or
@@ -146,20 +156,27 @@ static int cmp_key(const struct ent *x, const uint8_t *id, unsigned len, bool de
 	return c;
 }
 
-int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t size, uint32_t *slot,
-                uint32_t *serial)
+/* The first place of the order not below the key. */
+static uint32_t first_of(const uint8_t *id, unsigned len, bool debug)
 {
-	int ret = ready();
-	if (ret < 0)
-		return ret;
 	uint32_t lo = 0, hi = ix.norder;
-	while (lo < hi) { /* the first entry not below the key */
+	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (cmp_key(&ix.e[ix.order[mid]], id, len, debug) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t size, uint32_t *slot,
+                uint32_t *serial)
+{
+	int ret = ready();
+	if (ret < 0)
+		return ret;
+	uint32_t lo = first_of(id, len, debug);
 	char *best = NULL, *cand = malloc(size);
 	ret = cand ? -ENOENT : -ENOMEM;
 	for (uint32_t k = lo; cand && k < ix.norder; k++) {
@@ -186,6 +203,90 @@ int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t s
 	pthread_mutex_unlock(&ix.mu);
 	free(best);
 	free(cand);
+	return ret;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The paths of the entries of order[lo, hi) that can be link targets
+ * (target_of's limit), in one malloc'd block: *pool, pointers into it in
+ * *paths (malloc'd), their number in *n. 0 or -ENOMEM. */
+static int paths_of(uint32_t lo, uint32_t hi, char **pool, char ***paths, size_t *n)
+{
+	size_t cap = 4096, used = 0, c = 0;
+	size_t *at = malloc((hi - lo) * sizeof(*at));
+	char *p = malloc(cap), *buf = malloc(PATH_MAX);
+	int ret = at && p && buf ? 0 : -ENOMEM;
+	for (uint32_t k = lo; ret == 0 && k < hi; k++) {
+		int l = path_of(ix.order[k], buf, PATH_MAX - 10);
+		if (l < 0)
+			continue; /* too long for a link: no winner, not listed */
+		if (used + (size_t)l + 1 > cap) {
+			while (used + (size_t)l + 1 > cap)
+				cap *= 2;
+			char *q = realloc(p, cap);
+			if (!q) {
+				ret = -ENOMEM;
+				break;
+			}
+			p = q;
+		}
+		memcpy(p + used, buf, (size_t)l + 1);
+		at[c++] = used;
+		used += (size_t)l + 1;
+	}
+	char **v = ret == 0 ? malloc((c ? c : 1) * sizeof(*v)) : NULL;
+	if (ret == 0 && !v)
+		ret = -ENOMEM;
+	for (size_t k = 0; ret == 0 && k < c; k++)
+		v[k] = p + at[k];
+	free(at);
+	free(buf);
+	if (ret < 0) {
+		free(p);
+		return ret;
+	}
+	*pool = p;
+	*paths = v;
+	*n = c;
+	return 0;
+}
+
+int bidx_same(const uint8_t *id, unsigned len, bool debug, const char *path,
+              int (*each)(void *ctx, const char *path), void *ctx)
+{
+	int ret = ready_for(false);
+	if (ret < 0)
+		return ret == -EAGAIN ? 0 : ret;
+	uint32_t lo = first_of(id, len, debug), hi = lo;
+	while (hi < ix.norder && cmp_key(&ix.e[ix.order[hi]], id, len, debug) == 0)
+		hi++;
+	char *pool = NULL, **paths = NULL;
+	size_t n = 0;
+	ret = hi - lo < 2 ? 0 : paths_of(lo, hi, &pool, &paths, &n);
+	pthread_mutex_unlock(&ix.mu);
+	if (ret < 0 || n < 2) {
+		free(pool);
+		free(paths);
+		return ret;
+	}
+	size_t win = 0; /* the winner: the first path in byte order */
+	for (size_t k = 1; k < n; k++)
+		if (strcmp(paths[k], paths[win]) < 0)
+			win = k;
+	ret = 0;
+	if (strcmp(paths[win], path) == 0) {
+		paths[win] = paths[n - 1];
+		qsort(paths, n - 1, sizeof(*paths), by_path);
+		for (size_t k = 0; k < n - 1 && each(ctx, paths[k]) == 0; k++)
+			;
+		ret = (int)(n - 1 < INT32_MAX ? n - 1 : INT32_MAX);
+	}
+	free(pool);
+	free(paths);
 	return ret;
 }
 

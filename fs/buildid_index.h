@@ -48,6 +48,20 @@ void bidx_stats_get(struct bidx_stats *s);
 int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t size, uint32_t *slot,
                 uint32_t *serial);
 
+/*
+ * The other files whose build id is id[0..len) and of the same kind
+ * (debug) as the file at relative path path ("dir/name"), when path is
+ * their winner (bidx_lookup's rule; paths too long for a link take no
+ * part): each(ctx, p) for each other path p in byte order, until it
+ * returns nonzero. Their number (each called for the first ones only);
+ * 0 when path is not the winner, has no such other file, or the first
+ * walk is not done (never started nor waited for here: the index is
+ * answered as it is, refreshed when due); -ENOMEM. each runs without the
+ * index's mutex.
+ */
+int bidx_same(const uint8_t *id, unsigned len, bool debug, const char *path,
+              int (*each)(void *ctx, const char *path), void *ctx);
+
 /* The target of what bidx_lookup gave (slot, serial), if that file is
  * still in the index as it was; its length or -ENOENT. */
 int bidx_target(uint32_t slot, uint32_t serial, char *buf, size_t size);

@@ -17,7 +17,8 @@
 
 /* What was read of the file: the head, the tail, and one piece elsewhere. */
 struct rd {
-	int fd;
+	bid_reader_fn read; /* pread-like: bytes read, or -errno */
+	void *src;
 	uint64_t size;
 	bool be, is64;
 	uint8_t head[HEAD];
@@ -45,9 +46,9 @@ static int read_at(struct rd *r, uint8_t *buf, uint64_t off, uint64_t len)
 {
 	uint64_t done = 0;
 	while (done < len) {
-		ssize_t n = pread(r->fd, buf + done, len - done, (off_t)(off + done));
+		ssize_t n = r->read(r->src, buf + done, len - done, off + done);
 		r->preads++;
-		if (n < 0 && errno == EINTR)
+		if (n == -EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -EIO : -EINVAL; /* a file shorter than its fstat */
@@ -108,8 +109,11 @@ static int find_note(const struct rd *r, const uint8_t *p, uint64_t len, uint64_
 
 static int take(const uint8_t *id, uint64_t len, struct bid_file *out)
 {
-	if (len < BID_MIN || len > BID_MAX)
+	if (len < BID_MIN || len > BID_MAX) {
+		out->badsize = true;
+		out->badlen = len;
 		return -EINVAL;
+	}
 	memcpy(out->id, id, len);
 	out->len = (uint8_t)len;
 	return 1;
@@ -297,12 +301,13 @@ static int parse(struct rd *r, struct bid_file *out)
 	return from_segments(r, eh, out);
 }
 
-int bid_read(int fd, uint64_t size, struct bid_file *out)
+int bid_read_with(bid_reader_fn read, void *src, uint64_t size, struct bid_file *out)
 {
 	struct rd *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->fd = fd;
+	r->read = read;
+	r->src = src;
 	r->size = size;
 	r->nhead = size < HEAD ? size : HEAD;
 	memset(out, 0, sizeof(*out));
@@ -315,6 +320,17 @@ int bid_read(int fd, uint64_t size, struct bid_file *out)
 	free(r->piece[1]);
 	free(r);
 	return ret;
+}
+
+static ssize_t fd_read(void *src, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pread(*(int *)src, buf, len, (off_t)off);
+	return n < 0 ? -errno : n;
+}
+
+int bid_read(int fd, uint64_t size, struct bid_file *out)
+{
+	return bid_read_with(fd_read, &fd, size, out);
 }
 
 void bid_hex(const uint8_t *id, unsigned len, char *out)

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Build ids from 2 to 64 bytes are indexed (NT_GNU_BUILD_ID is 8 to 20
  * bytes in practice; 64 bytes keep <rest>.debug within NAME_MAX). */
@@ -24,6 +25,8 @@ struct bid_file {
 	uint8_t len;
 	bool debug;      /* a separate debug file */
 	unsigned preads; /* preads done (statistics) */
+	bool badsize;    /* -EINVAL for the length of the note: ... */
+	uint64_t badlen; /* ... its descsz */
 };
 
 /*
@@ -34,6 +37,16 @@ struct bid_file {
  * length (left out of the index); -EIO or -ENOMEM.
  */
 int bid_read(int fd, uint64_t size, struct bid_file *out);
+
+/* How bid_read_with reads: like pread (len bytes at off of src into buf),
+ * the bytes read (0 past the end) or -errno. */
+typedef ssize_t (*bid_reader_fn)(void *src, void *buf, size_t len, uint64_t off);
+
+/* bid_read through read(src, ...) instead of a descriptor (the same rule:
+ * info tells a malformed note with it, through a view's handle). When
+ * -EINVAL comes from the length of the note, out->badsize is set and
+ * out->badlen is that length. */
+int bid_read_with(bid_reader_fn read, void *src, uint64_t size, struct bid_file *out);
 
 /* The lowercase hex of id[0..len) into out (2 * len + 1 bytes). */
 void bid_hex(const uint8_t *id, unsigned len, char *out);

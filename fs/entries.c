@@ -1,5 +1,6 @@
 /* The table of a binary's entries and what each one needs from a parse. */
 #include "entries.h"
+#include "info.h"
 #include "symview.h"
 
 #include <errno.h>
@@ -198,7 +199,8 @@ const struct bin_entry entries[] = {
          .usage = "info                   a text summary (class, data, type, machine, entry, ...)",
          .kind = NK_INFO,
          .bytes = EB_TEXT,
-         .text = TEXT_INFO},
+         .text = TEXT_INFO,
+         .tail = info_tail},
         {.name = "header",
          .usage = "header                 the raw ELF header: e_ehsize bytes at offset 0",
          .kind = NK_HEADER,
@@ -350,13 +352,21 @@ enum entry_bytes entry_bytes_of(enum node_kind k)
 	return e ? e->file_bytes : EB_DIR;
 }
 
-int entry_shape(const struct bin_entry *e, struct bview *v, uint64_t *size, uint64_t *aux)
+int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
+                uint64_t *aux)
 {
 	if (e->present && !e->present(v))
 		return -ENOENT;
 	if (e->bytes == EB_TEXT) {
+		struct infotail t = {0};
 		*aux = 0;
-		return textview_size(v, e->text, size);
+		int ret = textview_size(v, e->text, size);
+		if (ret == 0 && e->tail)
+			ret = e->tail(bin, v, &t);
+		*size += t.len;
+		*aux = t.hash;
+		info_tail_free(&t);
+		return ret;
 	}
 	return e->shape(v, size, aux);
 }

@@ -34,6 +34,8 @@ enum entry_bytes {
 	EB_LINK,    /* none: a symlink (a thin archive's member) */
 };
 
+struct infotail;
+
 /* What the node of a file inside one of the directories shows. */
 struct entry_file {
 	uint64_t size;       /* st_size */
@@ -49,6 +51,11 @@ struct bin_entry {
 	enum node_kind kind; /* of its node (one kind per row) */
 	enum entry_bytes bytes;
 	enum text_kind text; /* EB_TEXT: which text */
+	/* EB_TEXT: lines after the text that belong to binary node bin, not to
+	 * the parse its links share (info's "same build id" lines, info.h);
+	 * made at lookup (the node's size grows by their length, its aux is
+	 * their hash) and again at open (kept by the open file). NULL: none. */
+	int (*tail)(struct node *bin, struct bview *v, struct infotail *t);
 	/* Whether view v has it; NULL: every binary, even one whose parse
 	 * failed (readdir lists it, lookup answers the parse's error). */
 	bool (*present)(const struct bview *v);
@@ -100,9 +107,11 @@ const struct bin_entry *entry_holding(enum node_kind k);
  * directories and source nodes). */
 enum entry_bytes entry_bytes_of(enum node_kind k);
 
-/* Size and aux of the node of entry e in view v (pinned): 0, -ENOENT when
- * v does not have it, or the errors of its shape (textview_size). */
-int entry_shape(const struct bin_entry *e, struct bview *v, uint64_t *size, uint64_t *aux);
+/* Size and aux of the node of entry e of binary node bin in its view v
+ * (pinned): 0, -ENOENT when v does not have it, or the errors of its
+ * shape (textview_size, its tail). */
+int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
+                uint64_t *aux);
 
 /* What a parse gives the entries (in view_build): the build-id text, the
  * list of compressed sections; 0 or -ENOMEM (a missing or bad note is no

@@ -8,6 +8,7 @@
 #ifndef ELFFS_INFO_H
 #define ELFFS_INFO_H
 
+#include "buildid_read.h"
 #include "textgen.h"
 #include "textline.h"
 #include "view.h"
@@ -18,7 +19,7 @@
 #define INFO_MAX_OOF_LINES 1000
 
 /* Parts of info_tables.c, between the interpreter and the errors. */
-#define INFO_META_PARTS 8
+#define INFO_META_PARTS 9
 
 /* Parts of info: header, interpreter, those of info_tables.c, errors, out of file. */
 #define INFO_NPARTS (INFO_META_PARTS + 4)
@@ -41,6 +42,11 @@ struct infoplan {
 	uint64_t oof_total;      /* sections and segments out of the file */
 	unsigned errs;           /* error lines present (bits, info.c) */
 	char go[256];            /* the Go version, "" when none */
+	/* The build id as the build-id index reads it (buildid_read.h, the same
+	 * code over the view's handle): bid_ret 1 with bid, 0 none, -EINVAL a
+	 * malformed note (left out of the index), other -errno unreadable. */
+	int bid_ret;
+	struct bid_file bid;
 };
 
 /* One part: plan() counts its lines (may fill the plan), line() writes line j. */
@@ -52,9 +58,10 @@ struct infopart {
 /*
  * The parts of info_tables.c, in order: "soname:", one "needed:" per
  * DT_NEEDED, "rpath:", "runpath:", "debuglink crc:" and "debuglink:",
- * "build id:", "go version:", one "compressed: <file name in sections/>
- * <ZLIB|ZSTD|0x..> <ch_size>" per compressed section; each only when
- * present.
+ * "build id:", "build id note: malformed (<N> bytes)" (a note the build-id
+ * index leaves out), "go version:", one "compressed: <file name in
+ * sections/> <ZLIB|ZSTD|0x..> <ch_size>" per compressed section; each only
+ * when present.
  */
 extern const struct infopart info_meta_parts[INFO_META_PARTS];
 
@@ -70,5 +77,32 @@ int info_prepare(struct bview *v, struct textgen *g);
 
 /* Free v->infoplan. */
 void info_release(struct bview *v);
+
+/* Bytes of "same build id" lines in a tail; the others are summed up in
+ * one line "same build id: <N> more". */
+#define INFO_SAME_MAX 65536
+
+/* The lines after the text of info that belong to one binary node. */
+struct infotail {
+	char *text; /* malloc'd; NULL when there is none */
+	size_t len;
+	uint64_t hash; /* of the text; 0 when there is none */
+};
+
+struct node;
+
+/*
+ * The tail of info for binary node bin, whose view v (pinned) has its info
+ * text indexed (textview_size): when the build-id index is shown and its
+ * first walk is done, and bin is the winner among the files with its
+ * build id (read as the index reads it), one "same build id: <path>" line
+ * per other such file (paths relative to the mount's root, in byte
+ * order), at most INFO_SAME_MAX bytes of them and a line for the rest.
+ * 0 and *t (empty when none), or -ENOMEM (info_same.c).
+ */
+int info_tail(struct node *bin, struct bview *v, struct infotail *t);
+
+/* Free what info_tail made (t is left empty). */
+void info_tail_free(struct infotail *t);
 
 #endif /* ELFFS_INFO_H */

@@ -151,6 +151,33 @@ static int buildid_line(struct bview *v, const struct infoplan *p, uint32_t j, s
 	return 0;
 }
 
+/* The view's bytes for bid_read_with: pfelf_read is safe if the file shrank. */
+static ssize_t view_bytes(void *src, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pfelf_read(src, off, buf, len);
+	return n < 0 ? -EIO : n; /* bytes gone: no line (the view is replaced soon) */
+}
+
+/* The build id note read by the index's own code (buildid_read.h), so that
+ * what info calls malformed is what the index leaves out. */
+static int bidnote_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+{
+	p->bid_ret = bid_read_with(view_bytes, v->f, v->fsize, &p->bid);
+	if (p->bid_ret == -ENOMEM)
+		return -ENOMEM;
+	*n = p->bid_ret == -EINVAL && p->bid.badsize;
+	return 0;
+}
+
+static int bidnote_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+{
+	(void)v;
+	(void)j;
+	lb_printf(b, "build id note: malformed (%" PRIu64 " byte%s)", p->bid.badlen,
+	          p->bid.badlen == 1 ? "" : "s");
+	return 0;
+}
+
 static int go_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 {
 	if (pfelf_go_version(v->f, p->go, sizeof(p->go)) <= 0)
@@ -190,12 +217,9 @@ static int comp_line(struct bview *v, const struct infoplan *p, uint32_t j, stru
 }
 
 const struct infopart info_meta_parts[INFO_META_PARTS] = {
-        {soname_plan, soname_line},
-        {needed_plan, needed_line},
-        {rpath_plan, rpath_line},
-        {runpath_plan, runpath_line},
-        {debuglink_plan, debuglink_line},
-        {buildid_plan, buildid_line},
-        {go_plan, go_line},
+        {soname_plan, soname_line},       {needed_plan, needed_line},
+        {rpath_plan, rpath_line},         {runpath_plan, runpath_line},
+        {debuglink_plan, debuglink_line}, {buildid_plan, buildid_line},
+        {bidnote_plan, bidnote_line},     {go_plan, go_line},
         {comp_plan, comp_line},
 };

@@ -18,6 +18,7 @@
 #include "dcache.h"
 #include "entries.h"
 #include "handles.h"
+#include "info.h"
 #include "iopolicy.h"
 #include "source.h"
 
@@ -42,6 +43,8 @@ struct ofile {
 	struct dentry_data *hold; /* EB_DECOMP: the cache entry */
 	bool generated;           /* EB_TEXT (info, symbols): text made at each read */
 	enum text_kind textk;     /* EB_TEXT: which text */
+	uint64_t textsize;        /* EB_TEXT: bytes of the text; then those of tail */
+	char *tail;               /* EB_TEXT: the node's own lines after the text (info.h) */
 	_Atomic uint64_t served;  /* bytes replied from the mapping since the last drop */
 	bool pinned;              /* view pinned for the file's life (mapped handle) */
 	struct hlink link;        /* in the registry of handles (freed at exit) */
@@ -79,6 +82,7 @@ static void ofile_free(struct ofile *of)
 	else
 		bincache_unref(of->view);
 	free(of->text);
+	free(of->tail);
 	free(of);
 }
 
@@ -119,14 +123,23 @@ static int copy_text(const struct node *n, struct ofile *of, const struct bview 
 	return 0;
 }
 
-/* EB_TEXT: a generated text, indexed by the lookup that made n. */
-static int open_text(const struct node *n, struct ofile *of)
+/* EB_TEXT: a generated text, indexed by the lookup that made n, and the
+ * lines after it that are n's own (a copy kept by the open file). A node
+ * that no longer shows them (the build-id index changed since its lookup)
+ * is stale: the kernel looks it up again. */
+static int open_text(struct node *n, struct ofile *of)
 {
-	uint64_t size;
+	const struct bin_entry *e = entry_of_kind((enum node_kind)n->kind);
+	struct infotail t = {0};
 	of->generated = true;
-	of->textk = entry_of_kind((enum node_kind)n->kind)->text;
-	int ret = textview_size(of->view, of->textk, &size);
-	return ret < 0 ? ret : size != n->size ? -EIO : 0;
+	of->textk = e->text;
+	int ret = textview_size(of->view, of->textk, &of->textsize);
+	if (ret == 0 && e->tail)
+		ret = e->tail(node_broot(n), of->view, &t);
+	if (ret < 0)
+		return ret;
+	of->tail = t.text;
+	return of->textsize + t.len != n->size || t.hash != n->aux ? -ESTALE : 0;
 }
 
 /* What of serves for file node n (entries.h says where its bytes come
@@ -283,23 +296,32 @@ static void reply_copy(fuse_req_t req, const char *src, size_t len)
 /*
  * Reply with len bytes at off of a generated text (info, symbols), made
  * from the view for this read: pinned by the open file (mapped handle) or
- * for the call.
+ * for the call; and of the open file's copy of the lines after it.
  */
 static void reply_text(fuse_req_t req, struct ofile *of, uint64_t off, size_t len)
 {
 	struct bview *v = of->view;
 	bool pin = !of->pinned;
-	if (pin && bincache_pin(v) < 0) {
+	size_t head = off < of->textsize
+	                      ? (size_t)(of->textsize - off < len ? of->textsize - off : len)
+	                      : 0;
+	char *buf = thread_buf(len);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (head < len) /* ofile_free may run once the reply is sent */
+		memcpy(buf + head, of->tail + (off + head - of->textsize), len - head);
+	if (head && pin && bincache_pin(v) < 0) {
 		fuse_reply_err(req, EIO);
 		return;
 	}
-	char *buf = thread_buf(len);
-	int ret = buf ? textview_read(v, of->textk, off, buf, len) : -ENOMEM;
+	int ret = head ? textview_read(v, of->textk, off, buf, head) : 0;
 	if (ret < 0)
 		fuse_reply_err(req, -ret);
 	else
 		fuse_reply_buf(req, buf, len); /* of may be freed from here on */
-	if (pin)
+	if (head && pin)
 		bincache_release(v);
 }
 

@@ -71,7 +71,7 @@ static int bin_child(struct node *bin, struct bview *v, const struct bin_entry *
                      struct node **out)
 {
 	struct entry_file f = {0};
-	int ret = entry_shape(e, v, &f.size, &f.aux);
+	int ret = entry_shape(e, bin, v, &f.size, &f.aux);
 	return ret < 0 ? ret : inner_node(bin, v, e->kind, e->name, &f, out);
 }
 
