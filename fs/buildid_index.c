@@ -361,6 +361,11 @@ int bidx_names(uint8_t b, char ***names, size_t *n)
 	return 0;
 }
 
+bool bidx_walked(void)
+{
+	return atomic_load(&ix.state) == BIDX_DONE;
+}
+
 void bidx_stats_get(struct bidx_stats *s)
 {
 	s->state = (enum bidx_state)atomic_load(&ix.state);

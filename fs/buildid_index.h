@@ -37,6 +37,9 @@ struct bidx_stats {
 /* Counters, without waiting for anything. */
 void bidx_stats_get(struct bidx_stats *s);
 
+/* Whether the first walk is done (bidx_same answers only then). */
+bool bidx_walked(void);
+
 /*
  * The winner among the files whose build id is id[0..len) and which are
  * (debug) or are not (!debug) separate debug files: the first relative

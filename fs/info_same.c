@@ -88,8 +88,8 @@ int info_tail(struct node *bin, struct bview *v, struct infotail *t)
 {
 	memset(t, 0, sizeof(*t));
 	const struct infoplan *p = view_core(v)->infoplan;
-	if (!elffs.buildid || !bin || !p || p->bid_ret != 1)
-		return 0; /* no index, or no id it would index */
+	if (!elffs.buildid || !bin || !p || p->bid_ret != 1 || !bidx_walked())
+		return 0; /* no index (yet), or no id it would index */
 	char *path = malloc(PATH_MAX);
 	if (!path)
 		return -ENOMEM;

@@ -14,6 +14,17 @@
 - Hostile build id notes (empty, 1 byte, 4 KiB, text, a bad namesz, two
   notes) never break the index: the rule above holds for them too, and
   the three of a wrong length are counted in user.elffs.leftout.
+- info: the winner among files with one id (copies, hard links sharing one
+  parse) lists every other one as "same build id: <path>" (paths from the
+  mount's root, in byte order, compared with readelf -n over the tree and
+  with the index's links), the others list none, and a read gives st_size
+  bytes (cat); a file whose note the index leaves out (empty, 1 byte,
+  4 KiB) says "build id note: malformed (N bytes)" (N: readelf's data
+  size) and is not in the index. A copy added or removed is shown within
+  the timeout; an info file opened after the index changed since its
+  lookup gives the new lines, as many bytes as its st_size. No such lines
+  before the first walk (info does not start it), with -o buildid=off, or
+  with allow_other and no index asked for.
 - user.elffs.* of the index directory; -o buildid=off and -o buildid=NAME;
   an entry of that name in SOURCE's root is shown instead of the index.
 - A lookup made first, in a tree of 3,000 files, waits for the walk and
@@ -203,6 +214,163 @@ def check_changes(ck, src, mnt):
     shutil.rmtree(os.path.join(src, "changes"))
 
 
+SAME = "same build id: "
+
+
+def note_size(path):
+    """Data size readelf -n shows for the first GNU build id note, or None."""
+    m = re.search(r"GNU\s+0x([0-9a-f]+)\s+NT_GNU_BUILD_ID", readelf(["-n"], path))
+    return int(m.group(1), 16) if m else None
+
+
+def survey(src):
+    """{relative path: (oracle_id, note_size)} of every ELF file of src."""
+    out = {}
+    for d, dirs, files in os.walk(src):
+        for name in files:
+            path = os.path.join(d, name)
+            if os.path.islink(path) or not os.path.isfile(path) or not is_elf(path):
+                continue
+            out[os.path.relpath(path, src)] = (oracle_id(path), note_size(path))
+    return out
+
+
+def read_info(ck, mnt, rel, tool=True):
+    """The lines of rel's info and whether a read gave st_size bytes: read
+    with cat (tool) and compared with stat, or with fstat of the open file."""
+    path = os.path.join(mnt, rel, "info")
+    try:
+        if tool:
+            p = subprocess.run(["cat", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if p.returncode != 0:
+                ck.fail(f"cat {rel}/info: {p.stderr.decode(errors='replace').strip()}")
+                return None
+            data, size = p.stdout, os.stat(path).st_size
+        else:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                data = f.read()
+    except OSError as e:
+        ck.fail(f"{rel}/info: {e.strerror}")
+        return None
+    ck.eq(len(data), size, f"{rel}/info: bytes read against st_size")
+    return data.decode(errors="replace").splitlines()
+
+
+def same_lines(lines):
+    """The paths of the "same build id" lines, which must be the last ones."""
+    got = [ln[len(SAME):] for ln in lines if ln.startswith(SAME)]
+    return got if lines[len(lines) - len(got):] == [SAME + g for g in got] else ["(not last)"]
+
+
+def check_info_lines(ck, src, mnt, what, shown=True):
+    """Every ELF file's info against readelf -n over the tree: the winner
+    among files with one id (and kind) lists the others in byte order, the
+    others list none (none at all when the index is not shown); a note the
+    index leaves out is said so, and that file is in no link."""
+    files = survey(src)
+    groups = {}
+    for rel, (key, _) in files.items():
+        if key:
+            groups.setdefault(key, []).append(rel)
+    index = mounted_index(ck, mnt) if shown else {}
+    winners = {}
+    for key, rels in groups.items():
+        rels.sort(key=str.encode)
+        if len(rels) > 1 and shown:
+            winners[rels[0]] = rels[1:]
+            ck.eq(index.get(key), rels[0], f"{what}: the index's link for {key}")
+    bad = 0
+    # the losers first: hard links share one parse, the winner's lines are its own
+    for rel in sorted(files, key=lambda r: (r in winners, r.encode())):
+        lines = read_info(ck, mnt, rel)
+        if lines is None:
+            continue
+        ck.eq(same_lines(lines), winners.get(rel, []), f"{what}: {rel}/info: same build id lines")
+        size = files[rel][1]
+        want = []
+        if size is not None and not buildids.BID_MIN <= size <= buildids.BID_MAX:
+            want = [f"build id note: malformed ({size} byte{'' if size == 1 else 's'})"]
+            bad += 1
+            ck.ok(rel not in index.values(), f"{what}: {rel} (malformed note) in the index")
+        ck.eq([ln for ln in lines if ln.startswith("build id note:")], want,
+              f"{what}: {rel}/info: build id note line")
+    ck.ok(bad >= 3, f"{what}: {bad} files with a malformed note (empty, 1 byte, 4 KiB)")
+    if shown:
+        ck.ok(len(winners) >= 2, f"{what}: the tree has {len(winners)} ids with copies")
+        ck.ok(any(len(o) >= 2 for o in winners.values()), f"{what}: no id with three files")
+    ck.count(f"same_id_winners {what}", len(winners))
+    ck.count(f"malformed {what}", bad)
+
+
+def check_same_changes(ck, src, mnt):
+    """Copies added and removed: the winner's info follows within the timeout."""
+    d = os.path.join(src, "same")
+    os.makedirs(d)
+    data = buildids.note_elf(buildids.note(bytes.fromhex("d4" * 20)))
+
+    def put(name):
+        with open(os.path.join(d, name + ".tmp"), "wb") as f:
+            f.write(data)
+        os.rename(os.path.join(d, name + ".tmp"), os.path.join(d, name))
+
+    def same(name):
+        lines = read_info(ck, mnt, "same/" + name, tool=False)
+        return None if lines is None else same_lines(lines)
+
+    for name in ("x1", "x2", "x3"):
+        put(name)
+    os.listdir(os.path.join(mnt, ".build-id"))
+    ck.ok(wait_for(lambda: same("x1") == ["same/x2", "same/x3"]),
+          f"three copies: x1 lists {same('x1')}")
+    ck.eq(same("x2"), [], "three copies: x2/info")
+    os.unlink(os.path.join(d, "x3"))
+    ck.ok(wait_for(lambda: same("x1") == ["same/x2"]), f"copy removed: x1 lists {same('x1')}")
+    os.unlink(os.path.join(d, "x1"))
+    ck.ok(wait_for(lambda: target(mnt, "d4" * 20) == "../../same/x2/elf"),
+          f"winner removed: the link is {target(mnt, 'd4' * 20)}")
+    ck.eq(same("x2"), [], "alone: x2/info")
+    put("x0")
+    ck.ok(wait_for(lambda: same("x0") == ["same/x2"]), f"copy added: x0 lists {same('x0')}")
+    ck.eq(same("x2"), [], "x0 added: x2/info")
+    shutil.rmtree(d)
+
+
+def check_stale_open(ck, src):
+    """info opened after the index changed since its lookup (the kernel
+    still holds its name): the open file shows the new lines, and as many
+    bytes as its st_size (the daemon answers ESTALE, the kernel looks it up
+    again). Counted as exercised when the open came before the name's
+    timeout ran out."""
+    timeout = 2.0
+    d = os.path.join(src, "stale")
+    os.makedirs(d)
+    data = buildids.note_elf(buildids.note(bytes.fromhex("e5" * 20)))
+    for name in ("y1", "y2", "y3"):
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+
+    def body(m):
+        os.listdir(os.path.join(m.path, ".build-id"))  # the walk: the last look at SOURCE
+        t0 = time.monotonic()
+        time.sleep(timeout / 4)
+        info = os.path.join(m.path, "stale", "y1", "info")
+        looked = time.monotonic()
+        before = os.stat(info).st_size  # the lookup: y2 and y3, no refresh yet
+        os.unlink(os.path.join(d, "y3"))
+        while time.monotonic() < t0 + timeout + 0.05:
+            time.sleep(0.01)
+        os.listdir(os.path.join(m.path, ".build-id", "e5"))  # a refresh: y3 is gone
+        lines = read_info(ck, m.path, "stale/y1", tool=False)
+        if time.monotonic() < looked + timeout:
+            ck.count("stale_open_exercised")
+        ck.eq(lines and same_lines(lines), ["stale/y2"], "info opened after the index changed")
+        ck.ok(lines is None or os.stat(info).st_size < before, "st_size did not shrink")
+
+    run_mounted(ck, src, ["-o", f"timeout={timeout}"], body)
+    shutil.rmtree(d)
+
+
 def check_state(ck, mnt, want):
     top = os.path.join(mnt, ".build-id")
     names = set(os.listxattr(top))
@@ -304,7 +472,9 @@ def main():
             check_lookups(ck, m.path)
             same_bytes(ck, m.path, src, "dbg/prog", "elf")
             check_gdb(ck, src, m.path)
+            check_info_lines(ck, src, m.path, "info")
             check_changes(ck, src, m.path)
+            check_same_changes(ck, src, m.path)
             time.sleep(TIMEOUT * 2)
             check_index(ck, src, m.path, "after the changes")
             ck.ok(m.alive(), "daemon died")
@@ -315,13 +485,21 @@ def main():
             ck.ok(".build-id" not in os.listdir(m.path), "-o buildid=off: .build-id listed")
             ck.errno_is(errno.ENOENT, "-o buildid=off: lookup", os.lstat,
                         os.path.join(m.path, ".build-id"))
+            check_info_lines(ck, src, m.path, "buildid=off", shown=False)
 
         run_mounted(ck, src, ["-o", "buildid=off"], off)
 
         def named(m):
             ck.ok("ids" in os.listdir(m.path) and ".build-id" not in os.listdir(m.path),
                   "-o buildid=ids: not listed as ids")
+            # info neither starts nor waits for the first walk: no lines before it
+            lines = read_info(ck, m.path, "copies/a-pie")
+            ck.eq(lines and same_lines(lines), [], "info before the first walk")
+            ck.eq(xattr(os.path.join(m.path, "ids"), "state"), "idle", "info started the walk")
             got = mounted_index(ck, m.path, "ids")
+            lines = read_info(ck, m.path, "copies/a-pie")
+            ck.eq(lines and same_lines(lines), ["copies/a/pie", "fixtures/pie"],
+                  "info after the walk")
             ck.ok(any(v == "dbg/prog" for v in got.values()), "-o buildid=ids: dbg/prog missing")
 
         run_mounted(ck, src, ["-o", "buildid=ids"], named)
@@ -332,6 +510,7 @@ def main():
             ck.ok(".build-id" not in os.listdir(m.path), "allow_other: .build-id listed")
             ck.errno_is(errno.ENOENT, "allow_other: lookup", os.lstat,
                         os.path.join(m.path, ".build-id"))
+            check_info_lines(ck, src, m.path, "allow_other", shown=False)
 
         run_mounted(ck, src, ["-o", "allow_other"], shared_off)
 
@@ -339,8 +518,10 @@ def main():
             got = mounted_index(ck, m.path)
             ck.ok(any(v == "dbg/prog" for v in got.values()),
                   "allow_other,buildid=.build-id: dbg/prog missing")
+            check_info_lines(ck, src, m.path, "allow_other,buildid")
 
         run_mounted(ck, src, ["-o", "allow_other,buildid=.build-id"], shared_asked)
+        check_stale_open(ck, src)
         os.makedirs(os.path.join(src, ".build-id"))  # SOURCE has one: it is shown
 
         def hidden(m):
