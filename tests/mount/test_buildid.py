@@ -336,6 +336,40 @@ def check_same_changes(ck, src, mnt):
     shutil.rmtree(d)
 
 
+SAME_MAX = 65536  # bytes of "same build id" lines in an info (fs/info.h)
+
+
+def check_same_many(ck, src, mnt):
+    """400 hard links with long names: the winner's info shows lines up to
+    SAME_MAX bytes, then one line counts the rest."""
+    d = os.path.join(src, "many")
+    os.makedirs(d)
+    first = os.path.join(d, "l000")
+    with open(first, "wb") as f:
+        f.write(buildids.note_elf(buildids.note(bytes.fromhex("f6" * 20))))
+    names = ["l%03d-" % i + "n" * 190 for i in range(1, 400)]
+    for name in names:
+        os.link(first, os.path.join(d, name))
+    want, size = [], 0
+    for k, name in enumerate(names):
+        line = SAME + "many/" + name + "\n"
+        if size + len(line) > SAME_MAX:
+            want.append("%s%d more" % (SAME, len(names) - k))
+            break
+        want.append(line[:-1])
+        size += len(line)
+    os.listdir(os.path.join(mnt, ".build-id"))
+
+    def lines():
+        got = read_info(ck, mnt, "many/l000", tool=False) or []
+        return [ln for ln in got if ln.startswith(SAME)]
+
+    ck.ok(wait_for(lambda: lines() == want),
+          f"400 links: {len(lines())} same build id lines, want {len(want)}: {lines()[-1:]}")
+    ck.ok(want[-1].endswith(" more"), "the test's links do not pass the limit")
+    shutil.rmtree(d)
+
+
 def check_stale_open(ck, src):
     """info opened after the index changed since its lookup (the kernel
     still holds its name): the open file shows the new lines, and as many
@@ -475,6 +509,7 @@ def main():
             check_info_lines(ck, src, m.path, "info")
             check_changes(ck, src, m.path)
             check_same_changes(ck, src, m.path)
+            check_same_many(ck, src, m.path)
             time.sleep(TIMEOUT * 2)
             check_index(ck, src, m.path, "after the changes")
             ck.ok(m.alive(), "daemon died")
