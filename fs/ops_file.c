@@ -43,7 +43,7 @@ struct ofile {
 	struct dentry_data *hold; /* EB_DECOMP: the cache entry */
 	bool generated;           /* EB_TEXT (info, symbols): text made at each read */
 	enum text_kind textk;     /* EB_TEXT: which text */
-	uint64_t textsize;        /* EB_TEXT: bytes of the text; then those of tail */
+	uint64_t textsize;        /* EB_TEXT: bytes of the text (the tail's follow) */
 	char *tail;               /* EB_TEXT: the node's own lines after the text (info.h) */
 	_Atomic uint64_t served;  /* bytes replied from the mapping since the last drop */
 	bool pinned;              /* view pinned for the file's life (mapped handle) */
