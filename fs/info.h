@@ -97,7 +97,8 @@ struct node;
  * first walk is done, and bin is the winner among the files with its
  * build id (read as the index reads it), one "same build id: <path>" line
  * per other such file (paths relative to the mount's root, in byte
- * order), at most INFO_SAME_MAX bytes of them and a line for the rest.
+ * order), at most INFO_SAME_MAX bytes of them and a line for the rest; an
+ * archive's member (NK_MEMBER: not in the index) has none.
  * 0 and *t (empty when none), or -ENOMEM (info_same.c).
  */
 int info_tail(struct node *bin, struct bview *v, struct infotail *t);

@@ -88,8 +88,9 @@ int info_tail(struct node *bin, struct bview *v, struct infotail *t)
 {
 	memset(t, 0, sizeof(*t));
 	const struct infoplan *p = view_core(v)->infoplan;
-	if (!elffs.buildid || !bin || !p || p->bid_ret != 1 || !bidx_walked())
-		return 0; /* no index (yet), or no id it would index */
+	if (!elffs.buildid || !bin || bin->kind != NK_BIN || !p || p->bid_ret != 1 ||
+	    !bidx_walked())
+		return 0; /* no index (yet), no id it would index, or an archive's member */
 	char *path = malloc(PATH_MAX);
 	if (!path)
 		return -ENOMEM;

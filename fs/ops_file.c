@@ -135,7 +135,7 @@ static int open_text(struct node *n, struct ofile *of)
 	of->textk = e->text;
 	int ret = textview_size(of->view, of->textk, &of->textsize);
 	if (ret == 0 && e->tail)
-		ret = e->tail(node_broot(n), of->view, &t);
+		ret = e->tail(node_vroot(n), of->view, &t);
 	if (ret < 0)
 		return ret;
 	of->tail = t.text;
