@@ -46,7 +46,7 @@ from elffs_mount import (Checker, Mount, MountError, daemon_has_asan, daemon_sta
 import elf_oracle
 
 ENV = dict(os.environ, LC_ALL="C", TZ="UTC")
-OBJECTS = ["many.o", "names.o", "comdat.o", "bigendian.o", "bigendian32.o"]
+OBJECTS = ["many.o", "names.o", "comdat.o", "bigendian.o", "bigendian32.o", "libshared.so"]
 LIBC = "/usr/lib/x86_64-linux-gnu/libc.a"
 SAMPLE = 200  # members of a big archive whose every section is checked
 OBJCOPY_SAMPLE = 25  # of those, checked with objcopy too
@@ -90,7 +90,9 @@ def build(src, work):
     with open(note, "w") as f:
         f.write("not an ELF file\n")
     gnu = os.path.join(src, "libgnu.a")
-    run(["ar", "rcs", gnu, objs["many.o"], long_name, note, objs["comdat.o"]])
+    # libshared.so has a build id: its info asks the index for same-id lines
+    run(["ar", "rcs", gnu, objs["many.o"], long_name, note, objs["comdat.o"],
+         objs["libshared.so"]])
     run(["ar", "q", gnu, objs["many.o"]])  # many.o twice
     run(["ar", "s", gnu])
     run(["ar", "rcsU", os.path.join(src, "libdated.a"), objs["bigendian32.o"], objs["bigendian.o"]])
@@ -220,6 +222,10 @@ def check_elf_member(ck, label, mpath, afd, off, size, tmp, full, objcopy):
     ck.ok(err is None, f"{label}: elf: {err}")
     if not full:
         return
+    with open(os.path.join(mpath, "info"), "rb") as f:
+        text = f.read()
+    ck.ok(len(text) == os.stat(os.path.join(mpath, "info")).st_size and b"\ntype: " in text and
+          b"same build id" not in text, f"{label}: info: {text[:200]!r}")
     obj = os.path.join(tmp, "member.o")
     with open(obj, "wb") as f:
         f.write(os.pread(afd, size, off))
@@ -400,6 +406,9 @@ def main():
         try:
             build(src, work)
             with Mount(ck, src, args + ["-o", "timeout=1"]) as m:
+                # the build-id index walked: a member's info then asks it
+                # for its same-build-id lines (members are not indexed)
+                os.listdir(os.path.join(m.path, ".build-id"))
                 rng = random.Random(seed)
                 for name in sorted(os.listdir(src)):
                     if name.endswith(".a") and name not in ("hostile.a", "many.a", "empty.a",
