@@ -2,7 +2,8 @@
 """Extended attributes of section and segment files: listxattr gives
 exactly SPEC's user.elf.* names, every value equals readelf's field
 (addresses and offsets 0x hex, the rest decimal, type and flags as readelf
-prints them), and setting or removing any attribute fails with EROFS.
+prints them), and setting or removing any attribute fails with EROFS. Names
+of other namespaces (security.*, system.*) fail with EOPNOTSUPP.
 """
 
 import errno
@@ -82,6 +83,19 @@ def check_binary(ck, view, info):
         ck.count("segments")
     for other in (view, os.path.join(view, "info"), os.path.join(view, "sections")):
         ck.errno_is(errno.EROFS, f"{other}: setxattr", os.setxattr, other, "user.test", b"x")
+    check_foreign(ck, [view, os.path.join(view, "sections", names[1])])
+
+
+def check_foreign(ck, paths):
+    """Namespaces elffs has nothing in answer EOPNOTSUPP (what `ls -l` takes as
+    "none on this device" and stops asking), its own namespace ENODATA."""
+    for path in paths:
+        for name in ("security.selinux", "system.posix_acl_access", "system.posix_acl_default",
+                     "trusted.x"):
+            ck.errno_is(errno.EOPNOTSUPP, f"{path}: getxattr {name}", os.getxattr, path, name,
+                        follow_symlinks=False)
+        ck.errno_is(errno.ENODATA, f"{path}: getxattr user.nosuch", os.getxattr, path,
+                    "user.nosuch", follow_symlinks=False)
 
 
 def check_getfattr(ck, view, info):
@@ -106,6 +120,7 @@ def main():
     def body(m):
         for src in srcs:
             check_binary(ck, os.path.join(m.path, os.path.basename(src)), infos[src])
+        check_foreign(ck, [m.path])
         check_getfattr(ck, os.path.join(m.path, "exec"), infos[srcs[0]])
 
     run_mounted(ck, fx, [], body)
