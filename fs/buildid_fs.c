@@ -143,7 +143,7 @@ static int take_names(struct dirlist *d, char **names, size_t n, unsigned char t
 	}
 	d->owned = names;
 	for (size_t i = 0; i < n; i++)
-		d->e[i] = (struct dent){names[i], type};
+		d->e[i] = (struct dent){.name = names[i], .type = type};
 	d->n = n;
 	return 0;
 }
@@ -196,7 +196,7 @@ int bidfs_list_root(struct dirlist *d)
 		return -ENOMEM;
 	}
 	d->owned[d->n] = s;
-	d->e[d->n++] = (struct dent){s, DT_DIR};
+	d->e[d->n++] = (struct dent){.name = s, .type = DT_DIR};
 	return 0;
 }
 

@@ -230,6 +230,16 @@ bool check_reuse_source(struct node *old, struct node *cand)
 	return true;
 }
 
+bool check_reuse_listed(struct node *old, struct node *cand)
+{
+	if (!old->stale && old->src->checked_ns >= cand->src->checked_ns)
+		return true;
+	if (!check_reuse_source(old, cand))
+		return false;
+	old->src->checked_ns = cand->src->checked_ns;
+	return true;
+}
+
 bool check_reuse_inner(struct node *old, struct node *cand)
 {
 	return !old->stale && old->kind == cand->kind && old->gen == cand->gen &&

@@ -78,6 +78,14 @@ int check_refuse_open(int tid, bool retry);
  */
 bool check_reuse_source(struct node *old, struct node *cand);
 
+/*
+ * The same for a source node from a directory listing (readdirplus): cand's
+ * st was taken at cand->src->checked_ns, perhaps before old's last check;
+ * old is then kept as it is (what it has is newer), else it takes cand's
+ * attributes as check_reuse_source, as of when they were taken.
+ */
+bool check_reuse_listed(struct node *old, struct node *cand);
+
 /* node_attach policy for nodes inside a binary: same kind and generation. */
 bool check_reuse_inner(struct node *old, struct node *cand);
 

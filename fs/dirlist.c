@@ -21,17 +21,22 @@ static int grow(struct dirlist *d, size_t *cap)
 	size_t c = *cap ? *cap * 2 : 64;
 	struct dent *e = realloc(d->e, c * sizeof(*e));
 	char **o = realloc(d->owned, c * sizeof(*o));
+	struct stat *st = realloc(d->st, c * sizeof(*st));
 	if (e)
 		d->e = e;
 	if (o)
 		d->owned = o;
-	if (!e || !o)
+	if (st)
+		d->st = st;
+	if (!e || !o || !st)
 		return -ENOMEM;
 	*cap = c;
 	return 0;
 }
 
-static int add_owned(struct dirlist *d, size_t *cap, const char *name, unsigned char type)
+/* Entry name of kind kind (lstat st) of a SOURCE directory. */
+static int add_source(struct dirlist *d, size_t *cap, const char *name, int kind,
+                      const struct stat *st)
 {
 	char *s = strdup(name);
 	if (!s || grow(d, cap) < 0) {
@@ -39,7 +44,9 @@ static int add_owned(struct dirlist *d, size_t *cap, const char *name, unsigned 
 		return -ENOMEM;
 	}
 	d->owned[d->n] = s;
-	d->e[d->n++] = (struct dent){s, type};
+	d->st[d->n] = *st;
+	d->e[d->n++] = (struct dent){s, kind == NK_LINK ? DT_LNK : DT_DIR, (unsigned char)kind};
+	d->nst = d->n;
 	return 0;
 }
 
@@ -59,6 +66,7 @@ static int list_source(struct node *dir, struct dirlist *d)
 	size_t cap = 0;
 	int ret = 0;
 	struct dirent *de;
+	d->taken_ns = elffs_now_ns();
 	while (ret == 0 && (errno = 0, de = readdir(dp))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -67,7 +75,7 @@ static int list_source(struct node *dir, struct dirlist *d)
 		if (kind == -EMFILE || kind == -ENFILE) /* a listing with holes is wrong */
 			ret = -EIO;
 		else if (kind >= 0)
-			ret = add_owned(d, &cap, de->d_name, kind == NK_LINK ? DT_LNK : DT_DIR);
+			ret = add_source(d, &cap, de->d_name, kind, &st);
 	}
 	if (ret == 0 && errno)
 		ret = -errno;
@@ -96,7 +104,8 @@ static int list_binary(struct node *bin, struct dirlist *d)
 		const struct bin_entry *e = &rows[i];
 		if (e->present && !e->present(d->view))
 			continue;
-		d->e[d->n++] = (struct dent){e->name, e->bytes == EB_DIR ? DT_DIR : DT_REG};
+		d->e[d->n++] = (struct dent){.name = e->name,
+		                             .type = e->bytes == EB_DIR ? DT_DIR : DT_REG};
 	}
 	return 0;
 }
@@ -116,8 +125,8 @@ static int list_view(struct node *dir, struct dirlist *d)
 	if (!d->e)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		d->e[i] = (struct dent){e->name_at(d->view, i),
-		                        e->type_at ? e->type_at(d->view, i) : DT_REG};
+		d->e[i] = (struct dent){.name = e->name_at(d->view, i),
+		                        .type = e->type_at ? e->type_at(d->view, i) : DT_REG};
 	d->n = n;
 	return 0;
 }
@@ -167,6 +176,7 @@ void dirlist_free(struct dirlist *d)
 	for (size_t i = 0; d->owned && i < d->n; i++)
 		free(d->owned[i]);
 	free(d->owned);
+	free(d->st);
 	free(d->e);
 	if (d->pinned)
 		bincache_release(d->view);

@@ -12,10 +12,13 @@
 #include "view.h"
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 struct dent {
 	const char *name;
 	unsigned char type; /* DT_DIR, DT_REG, DT_LNK */
+	unsigned char kind; /* SOURCE entries (i < nst): NK_DIR, NK_LINK or NK_BIN */
 };
 
 struct dirlist {
@@ -23,7 +26,10 @@ struct dirlist {
 	uint64_t parent; /* inode of its parent */
 	size_t n;        /* entries, "." and ".." not counted */
 	struct dent *e;
-	char **owned;       /* names this listing allocated (SOURCE directories) */
+	char **owned;    /* names this listing allocated (SOURCE directories) */
+	struct stat *st; /* SOURCE directories: the lstat of entries 0 to nst - 1 */
+	size_t nst;
+	uint64_t taken_ns;  /* when the lstats were taken (elffs_now_ns, before the first) */
 	struct bview *view; /* names are the view's (a binary's directories) */
 	bool pinned;        /* view is a pinned reference (while the listing is built) */
 	struct hlink link;  /* in the registry of handles once given to the kernel */

@@ -40,6 +40,7 @@ const struct fuse_lowlevel_ops elffs_ops = {
         .statfs = op_statfs,
         .opendir = op_opendir,
         .readdir = op_readdir,
+        .readdirplus = op_readdirplus,
         .releasedir = op_releasedir,
         .open = op_open,
         .read = op_read,

@@ -1,5 +1,14 @@
-/* opendir, readdir, releasedir: served from a snapshot taken at opendir. */
+/*
+ * opendir, readdir, readdirplus, releasedir: served from a snapshot taken
+ * at opendir. readdirplus gives the entries of a SOURCE directory with
+ * their node and attributes (the lstat the snapshot took to classify
+ * them), so that `ls -l` needs no LOOKUP per entry; the entries of a
+ * binary's directories come without (the kernel looks them up as before:
+ * a node per symbol of a listing would cost more than it saves).
+ */
 #include "ops.h"
+#include "attr.h"
+#include "check.h"
 #include "dirlist.h"
 
 #include <dirent.h>
@@ -67,6 +76,78 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 		used += len;
 	}
 	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+/* The node of SOURCE entry i of d (a listing of dir) with the kernel's
+ * reference, or NULL when the entry comes without attributes: not a SOURCE
+ * entry, a snapshot older than the attribute timeout (a LOOKUP then takes
+ * a fresh lstat), or no memory. */
+static struct node *plus_node(struct node *dir, const struct dirlist *d, size_t i)
+{
+	if (i >= d->nst || !dir || dir->kind != NK_DIR ||
+	    elffs_now_ns() - d->taken_ns >= elffs.timeout_ns)
+		return NULL;
+	struct node *cand = node_new((enum node_kind)d->e[i].kind, d->e[i].name);
+	if (!cand)
+		return NULL;
+	node_stat_set(cand, &d->st[i]);
+	cand->src->checked_ns = d->taken_ns;
+	return node_attach(dir, cand, check_reuse_listed);
+}
+
+/* Entry number i of d with its node, if it has one: 0, or the size
+ * fuse_add_direntry_plus wants when it does not fit (the node is then
+ * forgotten again). */
+static size_t add_plus(fuse_req_t req, struct node *dir, const struct dirlist *d, size_t i,
+                       char *buf, size_t room, fuse_ino_t *ino)
+{
+	const char *name;
+	struct fuse_entry_param e = {0};
+	entry(d, i, &name, &e.attr);
+	struct node *n = i >= 2 ? plus_node(dir, d, i - 2) : NULL;
+	if (n) {
+		e.ino = n->ino;
+		attr_of(n, &e.attr);
+		e.attr_timeout = elffs.timeout;
+		e.entry_timeout = elffs.timeout;
+	}
+	size_t len = fuse_add_direntry_plus(req, buf, room, name, &e, (off_t)(i + 1));
+	if (n && len > room)
+		node_forget(n->ino, 1); /* not sent */
+	*ino = n && len <= room ? n->ino : 0;
+	return len;
+}
+
+void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+	const struct dirlist *d = (const struct dirlist *)(uintptr_t)fi->fh;
+	/* an entry takes at least 24 + 128 bytes (struct fuse_direntplus) */
+	size_t most = size / 152 + 1;
+	char *buf = malloc(size ? size : 1);
+	fuse_ino_t *sent = calloc(most, sizeof(*sent));
+	struct node *dir = node_get(ino);
+	if (!buf || !sent) {
+		fuse_reply_err(req, ENOMEM);
+		goto out;
+	}
+	size_t used = 0, nsent = 0;
+	for (size_t i = off < 0 ? 0 : (size_t)off; i < d->n + 2 && nsent < most; i++) {
+		fuse_ino_t got;
+		size_t len = add_plus(req, dir, d, i, buf + used, size - used, &got);
+		if (len > size - used)
+			break;
+		used += len;
+		if (got)
+			sent[nsent++] = got;
+	}
+	if (fuse_reply_buf(req, buf, used) != 0) /* the kernel did not get them */
+		for (size_t k = 0; k < nsent; k++)
+			node_forget(sent[k], 1);
+out:
+	node_put(dir);
+	free(sent);
 	free(buf);
 }
 

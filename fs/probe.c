@@ -112,13 +112,7 @@ int probe_classify(int dirfd, const char *name, const struct stat *st)
 
 int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st)
 {
-	if (d_type == DT_DIR) { /* a mount point, perhaps of our own mount */
-		int ret = src_check_entry(dirfd, name);
-		return ret < 0 ? ret : NK_DIR;
-	}
-	if (d_type == DT_LNK)
-		return NK_LINK;
-	if (d_type != DT_REG && d_type != DT_UNKNOWN)
+	if (d_type != DT_DIR && d_type != DT_LNK && d_type != DT_REG && d_type != DT_UNKNOWN)
 		return -ENOENT;
 	int ret = src_statat(dirfd, name, st);
 	return ret < 0 ? ret : probe_classify(dirfd, name, st);

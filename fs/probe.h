@@ -21,10 +21,11 @@
 int probe_classify(int dirfd, const char *name, const struct stat *st);
 
 /*
- * Kind of a directory entry from its d_type, with lstat (into st) only when
- * d_type does not tell or the entry is a regular file, and a look at the
- * device of a directory (-ELOOP: our own mount). As probe_classify; st is
- * valid when the result is NK_BIN.
+ * Kind of a directory entry and its lstat (into st, valid whenever the
+ * result is a kind): special files by their d_type are left out without
+ * a look, everything else is lstat'ed without entering another mount
+ * (-ELOOP: our own mount, src_statat) and classified as probe_classify.
+ * The lstat is what readdirplus gives the kernel (ops_dir.c).
  */
 int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st);
 
