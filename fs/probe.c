@@ -114,6 +114,6 @@ int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *
 {
 	if (d_type != DT_DIR && d_type != DT_LNK && d_type != DT_REG && d_type != DT_UNKNOWN)
 		return -ENOENT;
-	int ret = src_statat(dirfd, name, st);
+	int ret = src_statat_listed(dirfd, name, st);
 	return ret < 0 ? ret : probe_classify(dirfd, name, st);
 }

@@ -24,7 +24,8 @@ int probe_classify(int dirfd, const char *name, const struct stat *st);
  * Kind of a directory entry and its lstat (into st, valid whenever the
  * result is a kind): special files by their d_type are left out without
  * a look, everything else is lstat'ed without entering another mount
- * (-ELOOP: our own mount, src_statat) and classified as probe_classify.
+ * (-ELOOP: our own mount, src_statat_listed) and classified as
+ * probe_classify.
  * The lstat is what readdirplus gives the kernel (ops_dir.c).
  */
 int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st);

@@ -279,6 +279,33 @@ int src_statat(int dirfd, const char *name, struct stat *st)
 	return ret;
 }
 
+int src_statat_listed(int dirfd, const char *name, struct stat *st)
+{
+	struct statx sx;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+	          STATX_BASIC_STATS, &sx) < 0)
+		return -errno;
+	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
+	    (sx.stx_mask & STATX_BASIC_STATS) != STATX_BASIC_STATS)
+		return src_statat(dirfd, name, st);
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st->st_ino = sx.stx_ino;
+	st->st_mode = sx.stx_mode;
+	st->st_nlink = sx.stx_nlink;
+	st->st_uid = sx.stx_uid;
+	st->st_gid = sx.stx_gid;
+	st->st_rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
+	st->st_size = (off_t)sx.stx_size;
+	st->st_blksize = (blksize_t)sx.stx_blksize;
+	st->st_blocks = (blkcnt_t)sx.stx_blocks;
+	st->st_atim = (struct timespec){sx.stx_atime.tv_sec, sx.stx_atime.tv_nsec};
+	st->st_mtim = (struct timespec){sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec};
+	st->st_ctim = (struct timespec){sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec};
+	return 0;
+}
+
 int src_openat(int dirfd, const char *name, int flags)
 {
 	unsigned tries = 0;

@@ -65,6 +65,16 @@ int src_check_entry(int dirfd, const char *name);
  * for our own mount. */
 int src_statat(int dirfd, const char *name, struct stat *st);
 
+/*
+ * The same in one statx for a listing (probe_entry): AT_STATX_DONT_SYNC
+ * never makes a FUSE file system (ours included) answer anything and takes
+ * what the kernel has (a plain lstat on a local file system; the cached
+ * attributes of a network one: lookups and re-checks take src_statat's).
+ * A mount point (STATX_ATTR_MOUNT_ROOT), or a kernel that cannot tell, goes
+ * src_statat's way.
+ */
+int src_statat_listed(int dirfd, const char *name, struct stat *st);
+
 /* Open entry name of directory dirfd with flags (O_NOFOLLOW and O_CLOEXEC
  * added); -ELOOP for our own mount. A descriptor or -errno. */
 int src_openat(int dirfd, const char *name, int flags);
