@@ -11,7 +11,10 @@ direct pread of the same bytes of the source in the same run:
  - `objcopy --dump-section .big=/dev/null SOURCE /dev/null`: what a user
    does without the mount;
  - direct I/O levers with `dd bs=1M` and `bs=4M` (one request of 1 MiB at a
-   time, or four in flight): -s, clone_fd, max_read=128 KiB;
+   time, or four in flight): -s, clone_fd, max_threads=2, max_read=128 KiB;
+ - page-cache levers with `dd bs=1M` and `cat`: the request size
+   (`-o max_read=`, 128 and 256 KiB against libfuse's 1 MiB) and the
+   readahead window (`-o readahead=4096`: four 1 MiB requests in flight);
  - random 4 KiB reads, 1 thread: p50 cold (each read a request) and the
    same offsets again (warm: served by the page cache without a request
    where the mount caches, a request each under direct I/O).
@@ -40,6 +43,13 @@ DIO_LEVERS = [
     ("elffs -o direct_io=on -s (1 thread)", {"opts": ["direct_io=on"], "single": True}),
     ("elffs -o direct_io=on,clone_fd", {"opts": ["direct_io=on", "clone_fd"]}),
     ("elffs -o direct_io=on,max_threads=2", {"opts": ["direct_io=on", "max_threads=2"]}),
+    ("elffs -o direct_io=on,max_read=131072", {"opts": ["direct_io=on", "max_read=131072"]}),
+]
+# page-cache levers: request size and readahead window (dd and cat)
+PC_LEVERS = [
+    ("elffs -o max_read=131072", {"opts": ["max_read=131072"]}),
+    ("elffs -o max_read=262144", {"opts": ["max_read=262144"]}),
+    ("elffs -o readahead=4096", {"opts": ["readahead=4096"]}),
 ]
 CEIL_PC = "bare FUSE, page cache (readahead 1M, keep_cache)"
 CEIL_DIO = "bare FUSE, direct_io"
@@ -78,7 +88,7 @@ def _cold_warm(ctx, big, argv, size, out, res):
 def _seq(ctx, stack, big, off, size):
     src_dir = ctx.path("src")
     paths = {}
-    for i, (name, kw) in enumerate(ELFFS + DIO_LEVERS):
+    for i, (name, kw) in enumerate(ELFFS + DIO_LEVERS + PC_LEVERS):
         m = stack.enter_context(mounts.elffs(ctx, src_dir, ctx.path("mnt-io%d" % i), **kw))
         paths[name] = m.mnt + "/big.elf/sections/.big"
     for i, (name, args, ra) in enumerate(CEILINGS):
@@ -97,7 +107,7 @@ def _seq(ctx, stack, big, off, size):
         warm(ctx, big)
         res.setdefault("dd of the source", []).append(_timed_mbps(dd_src, size))
         res.setdefault("objcopy", []).append(_timed_mbps(objcopy, size))
-        for name, _ in ELFFS:
+        for name, _ in ELFFS + PC_LEVERS:
             _cold_warm(ctx, big, _dd(paths[name], size), size,
                        res.setdefault(("dd", name), {}), res)
             _cold_warm(ctx, big, _cat(paths[name], size), size,
@@ -176,6 +186,12 @@ def _report(ctx, res, rnd):
     for name, _ in [(DIO, None)] + DIO_LEVERS:
         add_lever(ctx, "direct I/O, cold dd bs=4M (4 requests in flight)", name,
                   med[("dd4", name)]["cold"], "MB/s", "direct pread", direct)
+    for tool in ("dd", "cat"):
+        for name, _ in PC_LEVERS:
+            for w in ("cold", "warm"):
+                add_lever(ctx, "page cache, %s %s" % (tool, w), name, med[(tool, name)][w],
+                          "MB/s", DEFAULT, med[(tool, DEFAULT)][w],
+                          note="%.2f of direct" % (med[(tool, name)][w] / direct))
     for tool in ("dd", "cat"):
         add_lever(ctx, "st_blksize (%s, cold)" % tool, DEFAULT, med[(tool, DEFAULT)]["cold"],
                   "MB/s", TODAY, med[(tool, TODAY)]["cold"])

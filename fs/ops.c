@@ -15,6 +15,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
 		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;
 	conn->time_gran = 1;
+	/* libfuse refuses an INIT whose max_read differs from the mount's. */
+	if (elffs.max_read)
+		conn->max_read = elffs.max_read;
 }
 
 /* The first lookup or getattr after INIT sets the readahead window. */

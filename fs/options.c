@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { KEY_HELP, KEY_VERSION, KEY_FSNAME, KEY_SUBTYPE, KEY_ALLOW_OTHER };
+enum { KEY_HELP, KEY_VERSION, KEY_FSNAME, KEY_SUBTYPE, KEY_ALLOW_OTHER, KEY_MAX_READ };
 
 #define ELFFS_OPT(t, field, v)                                                                     \
 	{                                                                                          \
@@ -35,6 +35,7 @@ static const struct fuse_opt specs[] = {
         FUSE_OPT_KEY("fsname=", KEY_FSNAME),
         FUSE_OPT_KEY("subtype=", KEY_SUBTYPE),
         FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+        FUSE_OPT_KEY("max_read=", KEY_MAX_READ),
         /* Options mount(8) and fstab pass that mean nothing here; rw is
          * dropped because the mount is always read-only. */
         FUSE_OPT_KEY("rw", FUSE_OPT_KEY_DISCARD),
@@ -49,6 +50,21 @@ static const struct fuse_opt specs[] = {
         FUSE_OPT_KEY("comment=", FUSE_OPT_KEY_DISCARD),
         FUSE_OPT_END,
 };
+
+/* -o max_read=BYTES: the largest read request, 4096 to 1048576 (libfuse's
+ * buffer); 1 keeps the option for libfuse, -1 refuses it. */
+static int parse_max_read(const char *text)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v < 4096 || v > (1u << 20)) {
+		fprintf(stderr, "elffs: bad max_read '%s' (bytes, 4096 to 1048576)\n", text);
+		return -1;
+	}
+	elffs.max_read = (unsigned)v;
+	return 1;
+}
 
 /* The positional arguments, kept as given: checked once all are seen. */
 static int take_nonopt(struct elffs_opts *o, const char *arg)
@@ -88,6 +104,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	case KEY_ALLOW_OTHER: /* kept for libfuse; the build-id index looks at it */
 		o->allow_other = 1;
 		return 1;
+	case KEY_MAX_READ: /* kept for libfuse; INIT must answer the same (ops.c) */
+		return parse_max_read(arg + strlen("max_read="));
 	case FUSE_OPT_KEY_OPT:
 		return strncmp(arg, "x-", 2) == 0 ? 0 : 1; /* x-systemd.* and friends */
 	case FUSE_OPT_KEY_NONOPT:
@@ -125,6 +143,8 @@ static void help(void)
 	       "                           (off, the default), or direct I/O: auto (files of\n"
 	       "                           16 MiB or more) or on (all); no shared mmap then\n"
 	       "    -o iosize=BYTES        largest st_blksize of those files (default 1048576)\n"
+	       "    -o max_read=BYTES      largest read request, 4096 to 1048576 (default:\n"
+	       "                           libfuse's 1048576)\n"
 	       "    -o buildid=off|NAME    name of the build-id index directory in the root\n"
 	       "                           (default .build-id), or off\n"
 	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
