@@ -92,19 +92,24 @@ def first_lookup(ctx, obj, last):
 
 # Issue 14: the first `ls -l` of a directory of about 1,200 files on a fresh
 # mount (each ELF file is probed to be shown as a directory), against the
-# same command on the source and on the bare FUSE server (one directory of
-# as many empty files, with and without readdirplus).
+# same command on the source and on the bare FUSE server: one directory of
+# as many empty files, with and without readdirplus, and with as many of
+# them symlinks as the mount shows (`ls -l` reads each link's target: a
+# READLINK each, on any FUSE server).
 LS_DIR = "/usr/lib/x86_64-linux-gnu"
 
 
 def _ls(path):
+    """Seconds, entries (less "total N"), symlinks."""
     t0 = time.perf_counter()
     res = subprocess.run(["ls", "-l", path], capture_output=True, check=True)
-    return time.perf_counter() - t0, res.stdout.count(b"\n") - 1  # less "total N"
+    secs = time.perf_counter() - t0
+    return secs, res.stdout.count(b"\n") - 1, res.stdout.count(b"\nl")
 
 
-def _tree_ls(ctx, files, plus):
-    argv = [ctx.treeceiling, "--dirs=1", "--files=%d" % files] + (["--plus"] if plus else [])
+def _tree_ls(ctx, files, plus, links=0):
+    argv = [ctx.treeceiling, "--dirs=1", "--files=%d" % files, "--links=%d" % links]
+    argv += ["--plus"] if plus else []
     with mounts.FuseMount(argv + [ctx.path("mnt-t")], ctx.path("mnt-t"),
                           ctx.path("treeceiling.log")) as m:
         return _ls(m.mnt + "/d0")[0]
@@ -113,22 +118,28 @@ def _tree_ls(ctx, files, plus):
 def ls_dir(ctx):
     tree = os.environ.get("ELFFS_BENCH_LSDIR") or LS_DIR
     _ls(tree)
-    src, mnt, tc, tcp = [], [], [], []
+    src, mnt, tc, tcp, tcl = [], [], [], [], []
     for r in range(3 * ctx.runs):  # 0.05 to 0.2 s each: more runs against the noise
         log("ls -l run %d/%d" % (r + 1, 3 * ctx.runs))
-        secs, n_src = _ls(tree)
+        secs, n_src, _ = _ls(tree)
         src.append(secs)
         with mounts.elffs(ctx, tree, ctx.path("mnt-ls")) as m:
-            secs, n_mnt = _ls(m.mnt)
+            secs, n_mnt, n_links = _ls(m.mnt)
             mnt.append(secs)
         tc.append(_tree_ls(ctx, n_mnt, False))
         tcp.append(_tree_ls(ctx, n_mnt, True))
-    s, m_, c, cp = median(src), median(mnt), median(tc), median(tcp)
+        tcl.append(_tree_ls(ctx, n_mnt, False, n_links))
+    s, m_, c, cp, cl = median(src), median(mnt), median(tc), median(tcp), median(tcl)
     add_row(ctx, "14ls", "first ls -l of %s, fresh mount vs source" % tree, m_, "s",
             "source ls -l", s, "(info)", None,
             note="%d entries in the mount, %d in the source; per entry %.2fx" %
             (n_mnt, n_src, (m_ / n_mnt) / (s / n_src)))
     add_row(ctx, "14lt", "the same, elffs vs the bare FUSE server (1 dir of %d files)" % n_mnt,
             m_, "s", "treeceiling", c, "<= 1 per entry", m_ <= c)
+    add_row(ctx, "14lu", "the same, elffs vs the bare FUSE server with as many symlinks "
+            "(%d files, %d of them symlinks)" % (n_mnt, n_links),
+            m_, "s", "treeceiling --links", cl, "<= 1 per entry", m_ <= cl)
     add_lever(ctx, "readdirplus (bare FUSE, ls -l of %d files)" % n_mnt, "treeceiling --plus",
               cp, "s", "treeceiling (LOOKUP per entry)", c)
+    add_lever(ctx, "symlinks (bare FUSE, ls -l of %d files)" % n_mnt,
+              "treeceiling --links=%d" % n_links, cl, "s", "treeceiling (no symlinks)", c)

@@ -5,9 +5,12 @@
  * files "f<j>". Nothing is computed per request but the reply, so a `find`
  * walk of it costs what FUSE itself costs for that many entries.
  *
- * treeceiling --dirs=D --files=F [--plus] [--timeout=SECS] [--threads=N]
- *             [FUSE options] MOUNTPOINT
+ * treeceiling --dirs=D --files=F [--links=L] [--plus] [--timeout=SECS]
+ *             [--threads=N] [FUSE options] MOUNTPOINT
  *
+ *   --links=L    the first L "files" of each directory are symlinks (to
+ *                "f<j>.target"), so that `ls -l` reads as many links as in
+ *                a real directory of libraries (a READLINK each)
  *   --plus       implement readdirplus (entries come with their attributes,
  *                so a walk needs no LOOKUP per entry)
  *   --timeout    entry and attribute cache timeout (default 1, as elffs)
@@ -28,6 +31,7 @@
 static struct {
 	uint64_t dirs;
 	uint64_t files;
+	uint64_t links;
 	bool plus;
 	double timeout;
 	unsigned threads;
@@ -45,15 +49,43 @@ static bool valid(fuse_ino_t ino)
 	return ino >= 1 && ino < 2 + g.dirs + g.dirs * g.files;
 }
 
+/* Whether file ino is one of the first L of its directory (a symlink). */
+static bool is_link(fuse_ino_t ino)
+{
+	return !is_dir(ino) && g.files && (ino - 2 - g.dirs) % g.files < g.links;
+}
+
+/* The target of symlink ino. */
+static int link_target(fuse_ino_t ino, char *buf, size_t len)
+{
+	return snprintf(buf, len, "f%llu.target",
+	                (unsigned long long)((ino - 2 - g.dirs) % g.files));
+}
+
 static void fill_attr(struct stat *st, fuse_ino_t ino)
 {
+	char target[64];
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	st->st_mode = is_dir(ino) ? S_IFDIR | 0555 : S_IFREG | 0444;
+	st->st_mode = is_dir(ino) ? S_IFDIR | 0555 : is_link(ino) ? S_IFLNK | 0777 : S_IFREG | 0444;
 	st->st_nlink = is_dir(ino) ? 2 : 1;
-	st->st_size = is_dir(ino) ? 0 : (off_t)(ino % 4096);
+	st->st_size = is_dir(ino)    ? 0
+	              : is_link(ino) ? link_target(ino, target, sizeof(target))
+	                             : (off_t)(ino % 4096);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char target[64];
+
+	if (!valid(ino) || !is_link(ino)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	link_target(ino, target, sizeof(target));
+	fuse_reply_readlink(req, target);
 }
 
 static void fill_entry(struct fuse_entry_param *e, fuse_ino_t ino)
@@ -150,7 +182,10 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 			n = fuse_add_direntry_plus(req, buf + len, size - len, name, &e,
 			                           (off_t)k + 1);
 		} else {
-			struct stat st = {.st_ino = c, .st_mode = is_dir(c) ? S_IFDIR : S_IFREG};
+			struct stat st = {.st_ino = c,
+			                  .st_mode = is_dir(c)    ? S_IFDIR
+			                             : is_link(c) ? S_IFLNK
+			                                          : S_IFREG};
 			if (plus) {
 				struct fuse_entry_param e = {.attr = st};
 				n = fuse_add_direntry_plus(req, buf + len, size - len, name, &e,
@@ -183,6 +218,7 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 static struct fuse_lowlevel_ops ops = {
         .lookup = op_lookup,
         .getattr = op_getattr,
+        .readlink = op_readlink,
         .readdir = op_readdir,
 };
 
@@ -196,6 +232,8 @@ static int parse_own(int *argc, char **argv)
 			g.dirs = strtoull(a + 7, NULL, 0);
 		else if (strncmp(a, "--files=", 8) == 0)
 			g.files = strtoull(a + 8, NULL, 0);
+		else if (strncmp(a, "--links=", 8) == 0)
+			g.links = strtoull(a + 8, NULL, 0);
 		else if (strcmp(a, "--plus") == 0)
 			g.plus = true;
 		else if (strncmp(a, "--timeout=", 10) == 0)
@@ -235,8 +273,8 @@ int main(int argc, char **argv)
 	int ret = 1;
 
 	if (parse_own(&argc, argv) != 0) {
-		fprintf(stderr, "usage: treeceiling --dirs=D --files=F [--plus] [--timeout=S] "
-		                "[--threads=N] MOUNTPOINT\n");
+		fprintf(stderr, "usage: treeceiling --dirs=D --files=F [--links=L] [--plus] "
+		                "[--timeout=S] [--threads=N] MOUNTPOINT\n");
 		return 2;
 	}
 	if (g.plus)

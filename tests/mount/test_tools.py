@@ -15,7 +15,8 @@ every use working, shared mappings included; under direct I/O (on, and auto
 for the big file) the kernel refuses a shared mapping with ENODEV (libfuse
 3.14 cannot ask for FUSE_DIRECT_IO_ALLOW_MMAP) and everything else must
 still work. Also: st_blksize (1 MiB at most, the file's size rounded up to
-a power of two, -o iosize=) and the refusal of bad values.
+a power of two, -o iosize=), -o max_read= (smaller read requests, page
+cache and direct I/O) and the refusal of bad values.
 """
 
 import errno
@@ -251,8 +252,18 @@ def check_blksize(ck, src):
         ck.eq(st.st_blksize, 65536, "-o iosize=65536: st_blksize of the big section")
         res = run(["cat", os.path.join(m.path, "sections", BIG_SECTION)])
         ck.ok(res.stdout == dict(src.files[BIG])["sections/" + BIG_SECTION], "cat, blksize 64K")
+    want = dict(src.files[BIG])["sections/" + BIG_SECTION]
+    for opts in ("max_read=131072", "max_read=131072,direct_io=on", "max_read=4096"):
+        # libfuse refused a mount whose INIT did not answer the same max_read
+        with Mount(ck, big, ["-o", opts]) as m:
+            path = os.path.join(m.path, "sections", BIG_SECTION)
+            res = run(["cat", path])
+            ck.ok(res.stdout == want, f"-o {opts}: cat of the big section")
+            res = run(["dd", "if=" + path, "bs=1M"])
+            ck.ok(res.stdout == want, f"-o {opts}: dd bs=1M of the big section")
     for bad in ("direct_io=maybe", "direct_io=", "iosize=1000", "iosize=2048",
-                "iosize=33554432", "iosize=-4096", "iosize=4k"):
+                "iosize=33554432", "iosize=-4096", "iosize=4k", "max_read=1000",
+                "max_read=2097152", "max_read=4k", "max_read="):
         res = subprocess.run([elffs_path(), "-f", "-o", bad, src.top, "/nonexistent"],
                              capture_output=True, text=True, timeout=20)
         key = bad.split("=")[0]
