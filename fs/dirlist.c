@@ -4,7 +4,6 @@
 #include "buildid_fs.h"
 #include "check.h"
 #include "entries.h"
-#include "listprobe.h"
 #include "probe.h"
 #include "source.h"
 
@@ -35,8 +34,9 @@ static int grow(struct dirlist *d, size_t *cap)
 	return 0;
 }
 
-/* Entry name with its d_type of a SOURCE directory, to be probed. */
-static int add_name(struct dirlist *d, size_t *cap, const char *name, unsigned char d_type)
+/* Entry name of kind kind (lstat st) of a SOURCE directory. */
+static int add_source(struct dirlist *d, size_t *cap, const char *name, int kind,
+                      const struct stat *st)
 {
 	char *s = strdup(name);
 	if (!s || grow(d, cap) < 0) {
@@ -44,37 +44,13 @@ static int add_name(struct dirlist *d, size_t *cap, const char *name, unsigned c
 		return -ENOMEM;
 	}
 	d->owned[d->n] = s;
-	d->e[d->n++] = (struct dent){.name = s, .type = d_type};
+	d->st[d->n] = *st;
+	d->e[d->n++] = (struct dent){s, kind == NK_LINK ? DT_LNK : DT_DIR, (unsigned char)kind};
+	d->nst = d->n;
 	return 0;
 }
 
-/* Keep the entries whose kind[i] is one, in their order, as listed kinds;
- * -EIO when the daemon was out of descriptors for one (a listing with
- * holes is wrong). */
-static int keep_probed(struct dirlist *d, const int *kind)
-{
-	size_t k = 0;
-	int ret = 0;
-	for (size_t i = 0; i < d->n; i++) {
-		if (kind[i] == -EMFILE || kind[i] == -ENFILE)
-			ret = -EIO;
-		if (kind[i] < 0) {
-			free(d->owned[i]);
-			continue;
-		}
-		d->owned[k] = d->owned[i];
-		d->st[k] = d->st[i];
-		d->e[k] = (struct dent){.name = d->owned[i],
-		                        .type = kind[i] == NK_LINK ? DT_LNK : DT_DIR,
-		                        .kind = (unsigned char)kind[i]};
-		k++;
-	}
-	d->n = d->nst = k;
-	return ret;
-}
-
-/* Entries of a SOURCE directory: subdirectories, symlinks, ELF files. The
- * names are read first, then classified (listprobe.h). */
+/* Entries of a SOURCE directory: subdirectories, symlinks, ELF files. */
 static int list_source(struct node *dir, struct dirlist *d)
 {
 	int fd = src_open_dir(dir, O_RDONLY);
@@ -92,19 +68,17 @@ static int list_source(struct node *dir, struct dirlist *d)
 	struct dirent *de;
 	d->taken_ns = elffs_now_ns();
 	while (ret == 0 && (errno = 0, de = readdir(dp))) {
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			ret = add_name(d, &cap, de->d_name, de->d_type);
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		struct stat st;
+		int kind = probe_entry(dirfd(dp), de->d_name, de->d_type, &st);
+		if (kind == -EMFILE || kind == -ENFILE) /* a listing with holes is wrong */
+			ret = -EIO;
+		else if (kind >= 0)
+			ret = add_source(d, &cap, de->d_name, kind, &st);
 	}
 	if (ret == 0 && errno)
 		ret = -errno;
-	int *kind = ret == 0 && d->n ? calloc(d->n, sizeof(*kind)) : NULL;
-	if (ret == 0 && d->n && !kind)
-		ret = -ENOMEM;
-	if (ret == 0 && d->n) {
-		listprobe_run(dirfd(dp), d->e, d->st, kind, d->n);
-		ret = keep_probed(d, kind);
-	}
-	free(kind);
 	closedir(dp);
 	return ret;
 }
