@@ -71,18 +71,23 @@ def oracle_id(path):
     return m.group(1), debug
 
 
-def expected_index(src):
-    """{(hex, debug): winning relative path} over every ELF file of src."""
-    want = {}
+def elf_files(src):
+    """The path of every regular ELF file below src (no symlink followed)."""
     for d, dirs, files in os.walk(src):
         for name in files:
             path = os.path.join(d, name)
-            if os.path.islink(path) or not os.path.isfile(path) or not is_elf(path):
-                continue
-            key = oracle_id(path)
-            rel = os.path.relpath(path, src)
-            if key and (key not in want or rel.encode() < want[key].encode()):
-                want[key] = rel
+            if not os.path.islink(path) and os.path.isfile(path) and is_elf(path):
+                yield path
+
+
+def expected_index(src):
+    """{(hex, debug): winning relative path} over every ELF file of src."""
+    want = {}
+    for path in elf_files(src):
+        key = oracle_id(path)
+        rel = os.path.relpath(path, src)
+        if key and (key not in want or rel.encode() < want[key].encode()):
+            want[key] = rel
     return want
 
 
@@ -226,12 +231,8 @@ def note_size(path):
 def survey(src):
     """{relative path: (oracle_id, note_size)} of every ELF file of src."""
     out = {}
-    for d, dirs, files in os.walk(src):
-        for name in files:
-            path = os.path.join(d, name)
-            if os.path.islink(path) or not os.path.isfile(path) or not is_elf(path):
-                continue
-            out[os.path.relpath(path, src)] = (oracle_id(path), note_size(path))
+    for path in elf_files(src):
+        out[os.path.relpath(path, src)] = (oracle_id(path), note_size(path))
     return out
 
 
