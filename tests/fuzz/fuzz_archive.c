@@ -20,41 +20,24 @@
 #include "walk.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #define MAX_ELF_MEMBERS 8
 
-static int memfd = -1;
-static char memfd_path[64];
+static struct walk_memfd input = {.fd = -1};
 
 static void setup(void)
 {
-	if (memfd >= 0)
+	if (input.fd >= 0)
 		return;
-	memfd = memfd_create("pfelf-fuzz-ar", MFD_CLOEXEC);
-	WALK_CHECK(memfd >= 0);
-	snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
+	walk_memfd_open(&input, "pfelf-fuzz-ar");
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	setup();
 	return 0;
-}
-
-static void write_input(const uint8_t *data, size_t size)
-{
-	WALK_CHECK(ftruncate(memfd, 0) == 0);
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = pwrite(memfd, data + done, size - done, (off_t)done);
-		WALK_CHECK(n > 0);
-		done += (size_t)n;
-	}
 }
 
 /* The member starting at header offset off, by binary search. */
@@ -235,13 +218,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	uint64_t m_mem, m_mmap, m_pread;
 	uint64_t d_mem = check(mem, NULL, data, size, &m_mem);
-	write_input(data, size);
+	walk_memfd_write(&input, data, size);
 	pfelf_archive *a = NULL;
-	WALK_CHECK(pfelf_archive_open(memfd_path, 0, &a) == 0);
+	WALK_CHECK(pfelf_archive_open(input.path, 0, &a) == 0);
 	WALK_CHECK(pfelf_archive_backend(a) == PFELF_BACKEND_MMAP);
 	uint64_t d_mmap = check(a, mem, data, size, &m_mmap);
 	pfelf_archive_close(a);
-	WALK_CHECK(pfelf_archive_open_fd(memfd, PFELF_OPEN_NOMMAP, &a) == 0);
+	WALK_CHECK(pfelf_archive_open_fd(input.fd, PFELF_OPEN_NOMMAP, &a) == 0);
 	WALK_CHECK(pfelf_archive_backend(a) == PFELF_BACKEND_PREAD);
 	uint64_t d_pread = check(a, mem, data, size, &m_pread);
 	pfelf_archive_close(a);

@@ -12,41 +12,24 @@
 #include "walk.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
-static int memfd = -1;
-static char memfd_path[64];
+static struct walk_memfd input = {.fd = -1};
 
 static void setup(void)
 {
-	if (memfd >= 0)
+	if (input.fd >= 0)
 		return;
-	memfd = memfd_create("pfelf-fuzz", MFD_CLOEXEC);
-	WALK_CHECK(memfd >= 0);
-	snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
+	walk_memfd_open(&input, "pfelf-fuzz");
 	pfelf_file *f = NULL;
 	/* The /proc path is a symbolic link: refused with NOFOLLOW. */
-	WALK_CHECK(pfelf_open(memfd_path, PFELF_OPEN_NOFOLLOW, &f) == -ELOOP && f == NULL);
+	WALK_CHECK(pfelf_open(input.path, PFELF_OPEN_NOFOLLOW, &f) == -ELOOP && f == NULL);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	setup();
 	return 0;
-}
-
-static void write_input(const uint8_t *data, size_t size)
-{
-	WALK_CHECK(ftruncate(memfd, 0) == 0);
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = pwrite(memfd, data + done, size - done, (off_t)done);
-		WALK_CHECK(n > 0);
-		done += (size_t)n;
-	}
 }
 
 /* Walk f (or check its open error); returns the digest, 0 on error. */
@@ -65,12 +48,12 @@ static uint64_t walk_opened(int ret, pfelf_file *f, enum pfelf_backend want, con
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	setup();
-	write_input(data, size);
+	walk_memfd_write(&input, data, size);
 	pfelf_file *f = NULL;
-	int r_mmap = pfelf_open(memfd_path, 0, &f);
+	int r_mmap = pfelf_open(input.path, 0, &f);
 	uint64_t d_mmap = walk_opened(r_mmap, f, PFELF_BACKEND_MMAP, data, size);
 	f = NULL;
-	int r_pread = pfelf_open_fd(memfd, PFELF_OPEN_NOMMAP, &f);
+	int r_pread = pfelf_open_fd(input.fd, PFELF_OPEN_NOMMAP, &f);
 	uint64_t d_pread = walk_opened(r_pread, f, PFELF_BACKEND_PREAD, data, size);
 	WALK_CHECK(r_mmap == r_pread && d_mmap == d_pread);
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION

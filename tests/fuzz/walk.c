@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define SHT_NOBITS 8
 #define ET_DYN     3
@@ -325,4 +327,22 @@ int walk_memory_input(const uint8_t *data, size_t size, uint64_t *digest)
 	WALK_CHECK(ret == 0 && f != NULL && pfelf_backend(f) == PFELF_BACKEND_MEMORY);
 	*digest = walk_and_close(f, data, size);
 	return 0;
+}
+
+void walk_memfd_open(struct walk_memfd *m, const char *name)
+{
+	m->fd = memfd_create(name, MFD_CLOEXEC);
+	WALK_CHECK(m->fd >= 0);
+	snprintf(m->path, sizeof(m->path), "/proc/self/fd/%d", m->fd);
+}
+
+void walk_memfd_write(const struct walk_memfd *m, const uint8_t *data, size_t size)
+{
+	WALK_CHECK(ftruncate(m->fd, 0) == 0);
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = pwrite(m->fd, data + done, size - done, (off_t)done);
+		WALK_CHECK(n > 0);
+		done += (size_t)n;
+	}
 }

@@ -72,6 +72,18 @@ uint64_t walk_and_close(pfelf_file *f, const uint8_t *data, size_t size);
 /* Check the result of a failed open: the error the contract allows. */
 void walk_check_open_error(int ret, const uint8_t *data, size_t size);
 
+/* A memfd that holds each input in turn (file targets), and its /proc path. */
+struct walk_memfd {
+	int fd;
+	char path[64];
+};
+
+/* Create m's memfd, named name (m->fd was -1). */
+void walk_memfd_open(struct walk_memfd *m, const char *name);
+
+/* Make the size bytes at data the whole content of m's memfd. */
+void walk_memfd_write(const struct walk_memfd *m, const uint8_t *data, size_t size);
+
 /* Open the input with pfelf_open_memory and walk it (or check the error).
  * Returns the open's result, and the digest in *digest on success. */
 int walk_memory_input(const uint8_t *data, size_t size, uint64_t *digest);
