@@ -10,15 +10,19 @@ buffered read and a shared mapping). The bytes are compared with
 pie with a 17 MiB section added by objcopy (over -o direct_io=auto's
 16 MiB: direct I/O there).
 
-Mounts: the default, -o direct_io=off, auto and on. The default must keep
-every use working, shared mappings included; under direct I/O (on, and auto
-for the big file) the kernel refuses a shared mapping with ENODEV (libfuse
-3.14 cannot ask for FUSE_DIRECT_IO_ALLOW_MMAP) and everything else must
-still work. Also: st_blksize (1 MiB at most, the file's size rounded up to
-a power of two, -o iosize=), -o max_read= (smaller read requests, page
-cache and direct I/O) and the refusal of bad values.
+Mounts: the default, -o direct_io=off, auto and on. Every use must work
+under every policy, shared mappings included: under direct I/O (on, and
+auto for the big file) the daemon answers FUSE_DIRECT_IO_ALLOW_MMAP at INIT
+(fs/initext.c) and the kernel maps the file MAP_SHARED; on a kernel older
+than 6.6, which cannot, the mapping must fail with ENODEV and nothing else.
+That the policy took effect is seen in the page cache: after a whole read,
+a direct file has none of its pages cached, a page-cache file all of them.
+Also: st_blksize (1 MiB at most, the file's size rounded up to a power of
+two, -o iosize=), -o max_read= (smaller read requests, page cache and
+direct I/O) and the refusal of bad values.
 """
 
+import ctypes
 import errno
 import mmap
 import os
@@ -38,6 +42,15 @@ AUTO_MIN = 16 << 20
 MODES = [("default", []), ("direct_io=off", ["-o", "direct_io=off"]),
          ("direct_io=auto", ["-o", "direct_io=auto"]), ("direct_io=on", ["-o", "direct_io=on"])]
 SMALL = 1 << 16  # xxd and objdump only on files up to this size
+# FUSE_DIRECT_IO_ALLOW_MMAP (then called FUSE_DIRECT_IO_RELAX) came with 6.6
+KERNEL = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
+DIO_SHARED_MMAP = KERNEL >= (6, 6)
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.mmap.restype = ctypes.c_void_p
+LIBC.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long]
+LIBC.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 
 
 def run(argv, **kw):
@@ -135,19 +148,46 @@ def check_tools(ck, mode, mnt_bin, oracle_bin, rel, want):
 
 
 def check_mmap(ck, what, path, want, direct):
+    shared_ok = not direct or DIO_SHARED_MMAP
     with open(path, "rb") as f:
         try:
             with mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ) as m:
-                ck.ok(not direct and m[:] == want, f"{what}: mmap MAP_SHARED bytes")
+                ck.ok(shared_ok and m[:] == want, f"{what}: mmap MAP_SHARED bytes")
         except OSError as e:
-            # direct I/O: the kernel refuses shared mappings (documented)
-            ck.ok(direct and e.errno == errno.ENODEV, f"{what}: mmap MAP_SHARED: {e}")
+            # only a kernel without FUSE_DIRECT_IO_ALLOW_MMAP refuses it
+            ck.ok(not shared_ok and e.errno == errno.ENODEV, f"{what}: mmap MAP_SHARED: {e}")
         with mmap.mmap(f.fileno(), 0, flags=mmap.MAP_PRIVATE,
                        prot=mmap.PROT_READ | mmap.PROT_WRITE) as m:
             ck.ok(m[:] == want, f"{what}: mmap MAP_PRIVATE bytes")
             m[0:1] = b"\0"  # a private copy: the file and other readers keep theirs
         with open(path, "rb") as g:
             ck.ok(g.read() == want, f"{what}: bytes after a private mapping was written")
+    cached, pages = cached_after_read(path)
+    if direct:
+        ck.ok(cached == 0, f"{what}: direct I/O, yet {cached} of {pages} pages cached")
+    else:
+        ck.ok(cached > 0, f"{what}: page cache, yet none of {pages} pages cached")
+
+
+def cached_after_read(path):
+    """(pages of path in the page cache after a whole read, pages): mincore
+    of a private mapping made after the read (which, for a direct file,
+    drops what earlier mappings left in the cache)."""
+    with open(path, "rb", buffering=0) as f:
+        while f.read(1 << 20):
+            pass
+        size = os.fstat(f.fileno()).st_size
+        addr = LIBC.mmap(None, size, mmap.PROT_READ, mmap.MAP_PRIVATE, f.fileno(), 0)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap of " + path)
+        pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+        vec = (ctypes.c_ubyte * pages)()
+        try:
+            if LIBC.mincore(addr, size, vec) != 0:
+                raise OSError(ctypes.get_errno(), "mincore of " + path)
+        finally:
+            LIBC.munmap(addr, size)
+        return sum(v & 1 for v in vec), pages
 
 
 def check_both_ways(ck, mode, path, want, direct):
@@ -157,7 +197,8 @@ def check_both_ways(ck, mode, path, want, direct):
     fd_d = os.open(path, os.O_RDONLY | os.O_DIRECT)
     buf = mmap.mmap(-1, 1 << 20)  # page-aligned buffer for O_DIRECT
     try:
-        m = None if direct else mmap.mmap(fd_b, 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+        shared_ok = not direct or DIO_SHARED_MMAP
+        m = mmap.mmap(fd_b, 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ) if shared_ok else None
         step, pos, ok = 1 << 20, 0, True
         while pos < len(want) and ok:
             n = os.preadv(fd_d, [buf], pos)
