@@ -17,7 +17,11 @@ direct pread of the same bytes of the source in the same run:
    readahead window (`-o readahead=4096`: four 1 MiB requests in flight);
  - random 4 KiB reads, 1 thread: p50 cold (each read a request) and the
    same offsets again (warm: served by the page cache without a request
-   where the mount caches, a request each under direct I/O).
+   where the mount caches, a request each under direct I/O);
+ - small sequential reads, the default against direct I/O: `dd bs=4k` of
+   the first 128 MiB and `tar cf - FILE` (10 KiB reads) of the section,
+   cold and warm: what direct I/O costs a reader of small pieces (each read
+   a request), the reason it is not the default.
 Every target is mounted at once and the runs are interleaved.
 """
 import contextlib
@@ -76,6 +80,17 @@ def _cat(path, size):
     return ["cat", path]
 
 
+SMALL_BYTES = 128 << 20  # dd bs=4k reads this much
+
+
+def _dd4k(path, size):
+    return ["dd", "if=" + path, "of=/dev/null", "bs=4k", "count=%d" % (SMALL_BYTES // 4096)]
+
+
+def _tar(path, size):
+    return ["sh", "-c", 'tar cf - "$0" | cat > /dev/null', path]
+
+
 def _cold_warm(ctx, big, argv, size, out, res):
     drop_caches()
     warm(ctx, big)
@@ -121,6 +136,11 @@ def _seq(ctx, stack, big, off, size):
         for name, _ in DIO_LEVERS:
             _cold_warm(ctx, big, _dd(paths[name], size), size,
                        res.setdefault(("dd", name), {}), res)
+        for name in (DEFAULT, DIO):
+            _cold_warm(ctx, big, _dd4k(paths[name], size), min(size, SMALL_BYTES),
+                       res.setdefault(("dd4k", name), {}), res)
+            _cold_warm(ctx, big, _tar(paths[name], size), size,
+                       res.setdefault(("tar", name), {}), res)
     return res, paths
 
 
@@ -180,6 +200,13 @@ def _report(ctx, res, rnd):
         add_row(ctx, "14" + next(ident), "random 4K p50, the same offsets again, %s" % name,
                 rnd[name]["warm"], "us", "source pread (cached)", rnd["source"]["warm"],
                 "(info: a cache hit is ~source)", None)
+    for tool, what in (("dd4k", "dd bs=4k of the first 128 MiB"),
+                       ("tar", "tar cf - of the section (10 KiB reads)")):
+        for w in ("cold", "warm"):
+            add_row(ctx, "14s" + next(ident), "%s %s, %s" % (w, what, DIO),
+                    med[(tool, DIO)][w], "MB/s", DEFAULT, med[(tool, DEFAULT)][w],
+                    "(info: small reads)", None,
+                    note="%.2f of direct" % (med[(tool, DIO)][w] / direct))
     for name, _ in DIO_LEVERS:
         add_lever(ctx, "direct I/O, cold dd bs=1M", name, med[("dd", name)]["cold"], "MB/s",
                   DIO, med[("dd", DIO)]["cold"])

@@ -73,6 +73,11 @@ int iopolicy_parse(const char *direct_io, const char *iosize)
 	return iosize ? parse_blksize(iosize) : 0;
 }
 
+bool iopolicy_any_direct(void)
+{
+	return dio_mode != IOPOLICY_DIO_OFF;
+}
+
 static bool is_data(const struct node *n)
 {
 	return n->kind == NK_SECTION || n->kind == NK_SEGMENT;

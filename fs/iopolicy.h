@@ -37,6 +37,9 @@ enum iopolicy_dio {
  */
 int iopolicy_parse(const char *direct_io, const char *iosize);
 
+/* Whether any file can open for direct I/O (-o direct_io=auto or on). */
+bool iopolicy_any_direct(void);
+
 /* The open of node n (a file, opened read-only): sets fi->direct_io and
  * fi->keep_cache. */
 void iopolicy_open(const struct node *n, struct fuse_file_info *fi);

@@ -1,5 +1,8 @@
 /* The handler table and the connection setup. */
 #include "ops.h"
+#include "initext.h"
+#include "iopolicy.h"
+#include "log.h"
 #include "readahead.h"
 #include "source.h"
 
@@ -18,6 +21,11 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* libfuse refuses an INIT whose max_read differs from the mount's. */
 	if (elffs.max_read)
 		conn->max_read = elffs.max_read;
+	/* initext answers FUSE_DIRECT_IO_ALLOW_MMAP in the reply to this INIT */
+	if (iopolicy_any_direct() && !initext_dio_mmap())
+		elog(LOG_WARNING,
+		     "this kernel cannot map a direct I/O file MAP_SHARED "
+		     "(no FUSE_DIRECT_IO_ALLOW_MMAP, Linux < 6.6): such mappings fail");
 }
 
 /* The first lookup or getattr after INIT sets the readahead window. */
