@@ -10,12 +10,13 @@
  * Direct I/O (FOPEN_DIRECT_IO): each read(2) becomes requests of up to
  * 1 MiB that the daemon answers straight into the reader's buffer: one
  * copy instead of two, so a cold sequential read with large reads runs at
- * 2-3x the page cache's speed (docs/benchmarks.md). But nothing is cached
- * (a warm read costs what a cold one does, a 4 KiB read a round trip), and
- * with this libfuse (protocol 7.31, no FUSE_DIRECT_IO_ALLOW_MMAP) the
- * kernel refuses a shared mapping of such a file with ENODEV; a private
- * mapping works (the kernel fills it through the page cache). So direct
- * I/O is opt-in: -o direct_io=on, or =auto for large files only.
+ * 1.2-2x the page cache's speed (docs/benchmarks.md). But nothing is cached
+ * (a warm read costs what a cold one does) and every read is a round trip:
+ * dd bs=4k 10-20x slower, tar 2-5x, a repeated 4 KiB read ~15x. Shared
+ * mappings of such a file work where the kernel offers
+ * FUSE_DIRECT_IO_ALLOW_MMAP (Linux 6.6+: initext.c answers it for libfuse
+ * 3.14); before, the kernel refuses them with ENODEV. So direct I/O is
+ * opt-in: -o direct_io=on, or =auto for large files only.
  *
  * A file open both ways at once (two opens under different policies, or
  * O_DIRECT beside a buffered open) reads the same bytes either way: they
