@@ -10,9 +10,9 @@
  * Direct I/O (FOPEN_DIRECT_IO): each read(2) becomes requests of up to
  * 1 MiB that the daemon answers straight into the reader's buffer: one
  * copy instead of two, so a cold sequential read with large reads runs at
- * 1.2-2x the page cache's speed (docs/benchmarks.md). But nothing is cached
+ * 1.5-2x the page cache's speed (docs/benchmarks.md). But nothing is cached
  * (a warm read costs what a cold one does) and every read is a round trip:
- * dd bs=4k 10-20x slower, tar 2-5x, a repeated 4 KiB read ~15x. Shared
+ * dd bs=4k 9-22x slower, tar 3-5x, a repeated 4 KiB read ~11x. Shared
  * mappings of such a file work where the kernel offers
  * FUSE_DIRECT_IO_ALLOW_MMAP (Linux 6.6+: initext.c answers it for libfuse
  * 3.14); before, the kernel refuses them with ENODEV. So direct I/O is
