@@ -118,12 +118,23 @@ static ssize_t ext_writev(int fd, struct iovec *iov, int count, void *userdata)
 	return writev(fd, copy, count);
 }
 
+#if FUSE_VERSION >= FUSE_MAKE_VERSION(3, 14)
 int initext_attach(struct fuse_session *se)
 {
 	static const struct fuse_custom_io io = {.read = ext_read, .writev = ext_writev};
 	int fd = fuse_session_fd(se);
 	return fd < 0 ? -EBADF : fuse_session_custom_io(se, &io, fd);
 }
+#else
+/* fuse_session_custom_io came with libfuse 3.14 */
+int initext_attach(struct fuse_session *se)
+{
+	(void)se;
+	(void)ext_read;
+	(void)ext_writev;
+	return -ENOSYS;
+}
+#endif
 
 bool initext_dio_mmap(void)
 {

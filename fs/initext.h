@@ -15,7 +15,8 @@
  * Route the session's reads and writes of /dev/fuse through initext, which
  * reads the kernel's INIT request and adds FUSE_DIRECT_IO_ALLOW_MMAP to
  * libfuse's reply when the kernel offered it. Call after the mount, before
- * the loop. Returns 0 or -errno (the session then goes on without it).
+ * the loop. Returns 0 or -errno (-ENOSYS before libfuse 3.14); the session
+ * goes on without it then, and initext_dio_mmap() says false.
  */
 int initext_attach(struct fuse_session *se);
 

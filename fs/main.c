@@ -243,9 +243,8 @@ static int mount_and_serve(struct fuse_session *se, const struct elffs_opts *o)
 	}
 	ret = ELFFS_EXIT_MOUNT; /* libfuse said why */
 	if (fuse_session_mount(se, o->cmd.mountpoint) == 0) {
-		int ext = initext_attach(se);
-		if (ext < 0)
-			elog(LOG_WARNING, "no FUSE_DIRECT_IO_ALLOW_MMAP: %s", strerror(-ext));
+		/* without it: op_init warns if direct I/O was asked for */
+		(void)initext_attach(se);
 		ret = daemon_and_serve(se, o);
 		fuse_session_unmount(se);
 	}
