@@ -4,6 +4,7 @@
 #include "buildid_index.h"
 #include "check.h"
 #include "log.h"
+#include "source.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,20 +17,31 @@
 
 static atomic_bool hidden_logged;
 
-bool bidfs_is_name(const struct node *dir, const char *name)
-{
-	return elffs.buildid && dir->kind == NK_DIR && !dir->parent &&
-	       strcmp(name, elffs.buildid) == 0;
-}
-
 static void log_hidden(void)
 {
 	if (!atomic_exchange(&hidden_logged, true))
 		elog(LOG_NOTICE,
-		     "SOURCE has an entry named %s in its root: it is shown, the build-id index is "
-		     "not "
+		     "SOURCE has an entry named %s in its root: the build-id index is not shown "
 		     "(-o buildid=NAME gives the index another name)",
 		     elffs.buildid);
+}
+
+/* Whether SOURCE's root has an entry of the index's name, of any kind: one
+ * the view leaves out (a file that is not ELF, a FIFO, ...) hides the index
+ * as well as a directory does (SPEC 6). */
+static bool source_has_name(void)
+{
+	struct stat st;
+	if (src_statat(elffs.srcfd, elffs.buildid, &st) == -ENOENT)
+		return false;
+	log_hidden();
+	return true;
+}
+
+bool bidfs_is_name(const struct node *dir, const char *name)
+{
+	return elffs.buildid && dir->kind == NK_DIR && !dir->parent &&
+	       strcmp(name, elffs.buildid) == 0 && !source_has_name();
 }
 
 static struct node *index_node(struct node *parent, enum node_kind kind, const char *name,
@@ -184,6 +196,8 @@ int bidfs_list_root(struct dirlist *d)
 			log_hidden();
 			return 0;
 		}
+	if (source_has_name()) /* one the listing leaves out */
+		return 0;
 	struct dent *e = realloc(d->e, (d->n + 1) * sizeof(*e));
 	if (e)
 		d->e = e;

@@ -7,7 +7,7 @@
  * the layout of /usr/lib/debug/.build-id, answered from the build-id index
  * (buildid_index.h). Its name is -o buildid=NAME (".build-id" by default;
  * -o buildid=off leaves it out); an entry of that name in SOURCE's root
- * hides it. Its nodes (NK_BIDROOT, NK_BIDDIR, NK_BIDLINK) keep no name:
+ * hides it, whatever its kind (also one the view leaves out). Its nodes (NK_BIDROOT, NK_BIDDIR, NK_BIDLINK) keep no name:
  * a directory <xx> keeps its byte, a link the index slot and serial of the
  * file it leads to. The index directory's extended attributes user.elffs.*
  * tell the state of the index.
@@ -28,8 +28,9 @@ static inline bool bidfs_kind(int kind)
 	return kind == NK_BIDROOT || kind == NK_BIDDIR || kind == NK_BIDLINK;
 }
 
-/* Whether name, looked up in the mount's root, is the index directory
- * (when SOURCE's root has no entry of that name: call after it). */
+/* Whether name, looked up in the mount's root, is the index directory:
+ * SOURCE's root has no entry of that name, of any kind (call after the
+ * lookup in SOURCE failed: this looks at SOURCE's root again). */
 bool bidfs_is_name(const struct node *dir, const char *name);
 
 /* The index directory in the root (the kernel's reference); 0 or -errno. */
@@ -45,7 +46,7 @@ void bidfs_attr(struct node *n, struct stat *out);
 int bidfs_list(struct node *dir, struct dirlist *d);
 
 /* Add the index directory to the listing d of the mount's root (unless
- * SOURCE's root has an entry of that name). */
+ * SOURCE's root has an entry of that name, listed or not). */
 int bidfs_list_root(struct dirlist *d);
 
 /* The target of link n; its length or -errno. */

@@ -26,7 +26,8 @@
   before the first walk (info does not start it), with -o buildid=off, or
   with allow_other and no index asked for.
 - user.elffs.* of the index directory; -o buildid=off and -o buildid=NAME;
-  an entry of that name in SOURCE's root is shown instead of the index.
+  an entry of that name in SOURCE's root is shown instead of the index, and
+  one the view leaves out (a file that is not ELF, a FIFO) hides it too.
 - A lookup made first, in a tree of 3,000 files, waits for the walk and
   finds its file; the rest of the mount answers meanwhile.
 """
@@ -567,6 +568,26 @@ def main():
                         top, "user.elffs.state")
 
         run_mounted(ck, src, [], hidden)
+        # an entry of that name that the view leaves out (a file that is not
+        # ELF, a FIFO) hides the index too: no .build-id at all (SPEC 6)
+        os.rmdir(os.path.join(src, ".build-id"))
+        for kind, make in (("a file that is not ELF", lambda p: open(p, "w").close()),
+                           ("a FIFO", os.mkfifo)):
+            make(os.path.join(src, ".build-id"))
+
+            def left_out(m):
+                ck.ok(".build-id" not in os.listdir(m.path),
+                      f"SOURCE's .build-id is {kind}: the index is listed")
+                ck.errno_is(errno.ENOENT, f"SOURCE's .build-id is {kind}: lookup", os.lstat,
+                            os.path.join(m.path, ".build-id"))
+
+            def renamed(m):
+                ck.ok("ids" in os.listdir(m.path) and ".build-id" not in os.listdir(m.path),
+                      f"SOURCE's .build-id is {kind}: -o buildid=ids not listed as ids")
+
+            run_mounted(ck, src, [], left_out)
+            run_mounted(ck, src, ["-o", "buildid=ids"], renamed)
+            os.unlink(os.path.join(src, ".build-id"))
         check_walk_waits(ck)
         for bad in ("", "a/b", "..", "."):
             p = subprocess.run([os.environ["ELFFS"], "-o", f"buildid={bad}", src, src],
