@@ -71,10 +71,27 @@ static const struct name sht_x86_64[] = {{0x70000001, "X86_64_UNWIND"}};
 static const struct name sht_aarch64[] = {{0x70000003, "AARCH64_ATTRIBUTES"}};
 static const struct name sht_riscv[] = {{0x70000003, "RISCV_ATTRIBUTES"}};
 static const struct name sht_mips[] = {
-        {0x70000000, "MIPS_LIBLIST"},  {0x70000001, "MIPS_MSYM"},    {0x70000002, "MIPS_CONFLICT"},
-        {0x70000003, "MIPS_GPTAB"},    {0x70000004, "MIPS_UCODE"},   {0x70000005, "MIPS_DEBUG"},
-        {0x70000006, "MIPS_REGINFO"},  {0x7000000d, "MIPS_OPTIONS"}, {0x7000001e, "MIPS_DWARF"},
-        {0x7000002a, "MIPS_ABIFLAGS"}, {0x7000002b, "MIPS_XHASH"},
+        {0x70000000, "MIPS_LIBLIST"},       {0x70000001, "MIPS_MSYM"},
+        {0x70000002, "MIPS_CONFLICT"},      {0x70000003, "MIPS_GPTAB"},
+        {0x70000004, "MIPS_UCODE"},         {0x70000005, "MIPS_DEBUG"},
+        {0x70000006, "MIPS_REGINFO"},       {0x70000007, "MIPS_PACKAGE"},
+        {0x70000008, "MIPS_PACKSYM"},       {0x70000009, "MIPS_RELD"},
+        {0x7000000b, "MIPS_IFACE"},         {0x7000000c, "MIPS_CONTENT"},
+        {0x7000000d, "MIPS_OPTIONS"},       {0x70000010, "MIPS_SHDR"},
+        {0x70000011, "MIPS_FDESC"},         {0x70000012, "MIPS_EXTSYM"},
+        {0x70000013, "MIPS_DENSE"},         {0x70000014, "MIPS_PDESC"},
+        {0x70000015, "MIPS_LOCSYM"},        {0x70000016, "MIPS_AUXSYM"},
+        {0x70000017, "MIPS_OPTSYM"},        {0x70000018, "MIPS_LOCSTR"},
+        {0x70000019, "MIPS_LINE"},          {0x7000001a, "MIPS_RFDESC"},
+        {0x7000001b, "MIPS_DELTASYM"},      {0x7000001c, "MIPS_DELTAINST"},
+        {0x7000001d, "MIPS_DELTACLASS"},    {0x7000001e, "MIPS_DWARF"},
+        {0x7000001f, "MIPS_DELTADECL"},     {0x70000020, "MIPS_SYMBOL_LIB"},
+        {0x70000021, "MIPS_EVENTS"},        {0x70000022, "MIPS_TRANSLATE"},
+        {0x70000023, "MIPS_PIXIE"},         {0x70000024, "MIPS_XLATE"},
+        {0x70000025, "MIPS_XLATE_DEBUG"},   {0x70000026, "MIPS_WHIRL"},
+        {0x70000027, "MIPS_EH_REGION"},     {0x70000028, "MIPS_XLATE_OLD"},
+        {0x70000029, "MIPS_PDR_EXCEPTION"}, {0x7000002a, "MIPS_ABIFLAGS"},
+        {0x7000002b, "MIPS_XHASH"},
 };
 
 static const char *sht_proc(uint32_t type, uint16_t machine)
