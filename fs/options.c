@@ -117,8 +117,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 static void usage(FILE *out)
 {
 	fputs("usage: elffs [options] SOURCE MOUNTPOINT\n\n"
-	      "Shows every ELF file under SOURCE (a directory, or one ELF file) as a\n"
-	      "directory of its parts (read-only; formats in elffs(1)):\n",
+	      "Shows every ELF file under SOURCE (a directory, or one ELF file or ar\n"
+	      "archive) as a directory of its parts (read-only; formats in elffs(1)):\n",
 	      out);
 	for (size_t i = 0; i < entries_n; i++) /* the table of a binary's entries */
 		fprintf(out, "    %s\n", entries[i].usage);
@@ -141,7 +141,8 @@ static void help(void)
 	       "                           sections in MiB (default 256, less on small machines)\n"
 	       "    -o direct_io=MODE      section and segment files through the page cache\n"
 	       "                           (off, the default), or direct I/O: auto (files of\n"
-	       "                           16 MiB or more) or on (all); no shared mmap then\n"
+	       "                           16 MiB or more) or on (all); shared mmap of those\n"
+	       "                           files needs Linux 6.6 or later\n"
 	       "    -o iosize=BYTES        largest st_blksize of those files (default 1048576)\n"
 	       "    -o max_read=BYTES      largest read request, 4096 to 1048576 (default:\n"
 	       "                           libfuse's 1048576)\n"

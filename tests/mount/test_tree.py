@@ -206,6 +206,26 @@ def check_single(ck):
 
     run_mounted(ck, src, [], body)
 
+    # an ar archive as SOURCE: the mount point is the archive's directory
+    tmp = tempfile.mkdtemp(prefix="elffs-tree-ar-")
+    try:
+        lib = os.path.join(tmp, "lib.a")
+        subprocess.run(["ar", "rcs", lib, fixture("comdat.o"), fixture("names.o")], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def archive(m):
+            ck.eq(sorted(os.listdir(m.path)), ["armap", "info", "members"],
+                  "single-file SOURCE an archive: mount point listing")
+            ck.eq(sorted(os.listdir(os.path.join(m.path, "members"))), ["comdat.o", "names.o"],
+                  "single-file SOURCE an archive: members/")
+            with open(os.path.join(m.path, "members", "names.o", "elf"), "rb") as f:
+                with open(fixture("names.o"), "rb") as g:
+                    ck.ok(f.read() == g.read(), "single-file SOURCE an archive: names.o/elf bytes")
+
+        run_mounted(ck, lib, [], archive)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
 
 def main():
     require_fuse()
