@@ -28,7 +28,10 @@
  * a cat makes 1 MiB reads: a quarter of the system calls through the page
  * cache, and 1 MiB requests instead of 128 KiB ones under direct I/O.
  * Small files show at most their size rounded up to a power of two (no
- * 1 MiB buffer for a 200-byte file); directories and text files 4096.
+ * 1 MiB buffer for a 200-byte file). The same for every file of a source's
+ * bytes (elf, an archive's plain members, decompressed/), though only
+ * sections and segments follow -o direct_io; directories and text files
+ * show 4096.
  */
 #include "iopolicy.h"
 
@@ -93,9 +96,16 @@ void iopolicy_open(const struct node *n, struct fuse_file_info *fi)
 	fi->keep_cache = 1; /* a node's bytes never change: a new source is a new node */
 }
 
+/* Files of a source's bytes: sections, segments, the whole file (elf), an
+ * archive's plain members, decompressed sections. */
+static bool is_bytes(const struct node *n)
+{
+	return is_data(n) || n->kind == NK_ELF || n->kind == NK_ARFILE || n->kind == NK_DECOMP;
+}
+
 blksize_t iopolicy_blksize(const struct node *n)
 {
-	if (!is_data(n))
+	if (!is_bytes(n))
 		return 4096;
 	blksize_t b = 4096;
 	while (b < blksize_max && (uint64_t)b < n->size)

@@ -288,6 +288,8 @@ def check_blksize(ck, src):
                 bs *= 2
             ck.eq(st.st_blksize, bs, f"st_blksize of {rel} ({len(want)} bytes)")
         ck.eq(os.stat(os.path.join(m.path, "info")).st_blksize, 4096, "st_blksize of info")
+        # the whole file too (cat and cp of it then read 1 MiB at a time)
+        ck.eq(os.stat(os.path.join(m.path, "elf")).st_blksize, 1 << 20, "st_blksize of elf")
     with Mount(ck, big, ["-o", "iosize=65536"]) as m:
         st = os.stat(os.path.join(m.path, "sections", BIG_SECTION))
         ck.eq(st.st_blksize, 65536, "-o iosize=65536: st_blksize of the big section")
