@@ -325,26 +325,13 @@ static void reply_text(fuse_req_t req, struct ofile *of, uint64_t off, size_t le
 		bincache_release(v);
 }
 
-/*
- * Whether the source of v is now shorter than end. Pages past a new end
- * fault (the reader gets EIO), but the bytes after the end inside its last
- * page read as zeros through a mapping: they are gone all the same. The
- * file is the one v was parsed from, found by its handle (renamed, moved or
- * unlinked since: the same file), by path only where handles are refused.
- */
-static bool shrunk(const struct bview *v, uint64_t end)
-{
-	uint64_t size;
-	return src_size_now(v->fh, v->root, &v->id, &size) == 0 && v->base + end > size;
-}
-
 /* Reply with len bytes at pos of the source of view v, which the caller pins. */
 static void reply_range(fuse_req_t req, struct bview *v, uint64_t pos, size_t len)
 {
 	pfelf_ref ref;
 	int ret = v->f ? pfelf_get_ref(v->f, pos, len, &ref)
 	               : pfelf_archive_get_ref(v->arch, pos, len, &ref); /* an archive's member */
-	if (ret < 0 || (ref.ptr && shrunk(v, pos + len))) {
+	if (ret < 0 || (ref.ptr && view_shrunk(v, pos + len))) {
 		fuse_reply_err(req, EIO);
 		return;
 	}

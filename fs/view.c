@@ -5,6 +5,7 @@
 #include "entries.h"
 #include "naming.h"
 #include "nameset.h"
+#include "source.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -18,6 +19,12 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
 	bool empty = sh->type == SHT_NOBITS || (sh->status & PFELF_ST_OUT_OF_FILE);
 	*off = empty ? 0 : sh->offset;
 	*len = empty ? 0 : sh->size;
+}
+
+bool view_shrunk(const struct bview *v, uint64_t end)
+{
+	uint64_t size;
+	return src_size_now(v->fh, v->root, &v->id, &size) == 0 && v->base + end > size;
 }
 
 void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len)

@@ -175,6 +175,16 @@ int view_find_segment(const struct bview *v, const char *name);
 /* The byte range a section serves: empty for NOBITS and out-of-file ranges. */
 void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
 
+/*
+ * Whether the source of v (pinned) is now shorter than end (an offset in
+ * v's file: a member's, for a member's view). Pages past a new end fault
+ * (a reader gets EIO), but the bytes after the end inside its last page
+ * read as zeros through a mapping: they are gone all the same. The file is
+ * the one v was parsed from, found by its handle (renamed, moved or unlinked
+ * since: the same file), by path only where handles are refused.
+ */
+bool view_shrunk(const struct bview *v, uint64_t end);
+
 /* The byte range a segment serves: empty when out of the file. */
 void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len);
 

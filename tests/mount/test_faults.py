@@ -24,6 +24,10 @@ paths), a FIFO, a socket and device nodes (1:3, 1:5, a block device) that
 inotify shows nobody opens, and files or directories unreadable to nobody.
 At the end every victim, restored, shows exactly its source again, and a
 read of bytes cut off inside the last page of a truncated source gives EIO.
+So does the first open of decompressed/<name> of a section whose compressed
+bytes were cut inside that page (a zstd frame of raw blocks without a
+checksum, as linkers write it, decompresses the page's zeros to the right
+size), on a mount with a long timeout so the view is still the old one.
 
 Then, per mode, a binary that keeps growing (a byte appended every 2 ms,
 so its identity changes all the time) is opened and read by two threads
@@ -491,6 +495,63 @@ def check_cut_page(ck, w, src, mnt, mode):
         os.unlink(path)
 
 
+def zstd_raw(data):
+    """A zstd frame of data in one raw block, with its size and no checksum."""
+    assert len(data) < 1 << 17
+    return struct.pack("<IBI", 0xFD2FB528, 0xA0, len(data)) + \
+        struct.pack("<I", 1 | len(data) << 3)[:3] + data
+
+
+def zstd_tail_elf(payload):
+    """An ET_REL whose last bytes are one SHF_COMPRESSED (zstd) section."""
+    shstr = b"\0.zst\0.shstrtab\0"
+    body = struct.pack("<IIQQ", 2, 0, len(payload), 1) + zstd_raw(payload)
+    shoff = 64 + 8 * ((len(shstr) + 7) // 8)
+    sec_off = shoff + 3 * 64
+    shdrs = bytes(64) + struct.pack("<IIQQQQIIQQ", 1, 1, 0x800, 0, sec_off, len(body), 0, 0,
+                                    8, 0) + \
+        struct.pack("<IIQQQQIIQQ", 6, 3, 0, 0, 64, len(shstr), 0, 0, 1, 0)
+    ehdr = b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack(
+        "<HHIQQQIHHHHHH", 1, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 3, 2)
+    return ehdr + shstr.ljust(shoff - 64, b"\0") + shdrs + body
+
+
+def check_cut_decompressed(ck, mode_args):
+    """The compressed bytes of a section cut off inside the last page of its
+    source between the lookup of decompressed/.zst and its first open: the
+    open (or read) gives EIO, never the page's zeros decompressed."""
+    mode = " ".join(mode_args) or "mmap"
+    root = tempfile.mkdtemp(prefix="elffs-cutz-")
+    try:
+        payload = random.Random(11).randbytes(8192)
+        data = zstd_tail_elf(payload)
+        path = os.path.join(root, "z.o")
+        with open(path, "wb") as f:
+            f.write(data)
+        end = len(data) - 100
+        ck.ok(end // 4096 == (len(data) - 1) // 4096, f"{mode}: cut not inside the last page")
+        with Mount(ck, root, ["-o", "timeout=600"] + mode_args) as m:
+            dec = os.path.join(m.path, "z.o", "decompressed", ".zst")
+            st = os.stat(dec)
+            ck.eq(st.st_size, len(payload), f"{mode}: decompressed/.zst size")
+            os.truncate(path, end)
+            got, err = None, None
+            try:
+                with open(dec, "rb") as f:
+                    got = f.read()
+            except OSError as e:
+                err = e.errno
+            ck.ok(err in (errno.EIO, errno.ENOENT),
+                  f"{mode}: decompressed/.zst of a source cut inside its last page: "
+                  f"{'error ' + errno.errorcode[err] if err else f'{len(got)} bytes'}, "
+                  f"{'equal to' if got == payload else 'unlike'} the payload "
+                  f"({(got or b'')[-100:].count(0)} of its last 100 zero), want EIO")
+    except MountError as e:
+        ck.fail(str(e))
+    finally:
+        shutil.rmtree(root)
+
+
 def check_final(ck, src, mnt):
     """Every victim, restored, shows exactly its source."""
     for rel in ("inplace", "renamed", "deleted", "chmod", "flip", "trunc", "swap/bin",
@@ -620,6 +681,7 @@ def main():
     for mode in ([], ["-o", "nommap"]):
         run_mode(ck, mode, seconds)
         run_grower(ck, mode)
+        check_cut_decompressed(ck, mode)
     ck.ok(ck.counts.get("fault_loops", 0) >= 10, "fewer than 10 fault loops ran")
     ck.ok(ck.counts.get("reader_reads", 0) >= 100, "fewer than 100 reads succeeded")
     ck.finish()
