@@ -643,11 +643,22 @@ int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
 	return ret == -EMFILE || ret == -ENFILE ? -EIO : ret;
 }
 
-/* A member's alias ma (arview.h) stands for one reference less (lock
- * held): whether that was its last (arview_member_put, before bury). */
-static bool member_last(struct bview *ma)
+/*
+ * A member's alias ma (arview.h) stands for one reference less; on its
+ * last, its member view goes back to the archive's core (arview_member_put,
+ * which frees ma). That is done before ma's reference on the archive's
+ * alias is dropped: once dropped, another thread can drop the archive's
+ * last one and free its core with every member view in it.
+ */
+static void member_release(struct bview *ma)
 {
-	return ma->outer && --ma->refs == 0;
+	if (!ma->outer)
+		return;
+	pthread_mutex_lock(&lock);
+	bool last = --ma->refs == 0;
+	pthread_mutex_unlock(&lock);
+	if (last)
+		arview_member_put(ma);
 }
 
 void bincache_release(struct bview *v)
@@ -656,14 +667,12 @@ void bincache_release(struct bview *v)
 		return;
 	struct bview *a = view_outer(v);
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	member_release(v); /* v may be freed */
 	pthread_mutex_lock(&lock);
-	bool last = member_last(v);
 	drop_pin(a);
 	drop_ref(a, &g);
 	evict(&g);
 	pthread_mutex_unlock(&lock);
-	if (last) /* the archive's core is not freed before bury */
-		arview_member_put(v);
 	bury(&g);
 }
 
@@ -684,11 +693,9 @@ void bincache_unref(struct bview *v)
 		return;
 	struct bview *a = view_outer(v);
 	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	member_release(v); /* v may be freed */
 	pthread_mutex_lock(&lock);
-	bool last = member_last(v);
 	drop_ref(a, &g);
 	pthread_mutex_unlock(&lock);
-	if (last)
-		arview_member_put(v);
 	bury(&g);
 }
