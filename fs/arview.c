@@ -264,7 +264,7 @@ ssize_t arview_link(const struct bview *v, uint32_t index, char *buf, size_t siz
 	    pfelf_archive_member(v->arch, index, &m) < 0)
 		return -ENOENT;
 	int n = snprintf(buf, size, "%s%s", m.name[0] == '/' ? "" : "../../", m.name);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : n;
+	return n < 0 || (size_t)n >= size ? -EIO : n;
 }
 
 /* ---------------------------------------------------------- the members row */

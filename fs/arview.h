@@ -78,7 +78,8 @@ void arview_member_put(struct bview *ma);
 
 /* The target of thin member index of v (pinned) into buf: the path as
  * the archive writes it, "../../" before a relative one. Its length or
- * -errno. */
+ * -errno: -ENOENT, -EIO for one that does not fit in buf (a thin member's
+ * name has no bound: one past PATH_MAX is a link nobody can read). */
 ssize_t arview_link(const struct bview *v, uint32_t index, char *buf, size_t size);
 
 /* The texts of an archive (textview.h): info and armap. */

@@ -129,6 +129,12 @@ def build(src, work):
     bad += ar_header("cut.o/", 1 << 30) + b"\x7fELF"
     with open(os.path.join(src, "hostile.a"), "wb") as f:
         f.write(bad)
+    # thin: a member path longer than PATH_MAX (a link nobody can read), then a good one
+    table = b"/" * 5000 + b"/\n" + b"t2.o/\n"
+    thin = b"!<thin>\n" + pad(ar_header("//", len(table)) + table)
+    thin += ar_header("/0", 100) + ar_header("/5002", len(b))
+    with open(os.path.join(src, "hostile-thin.a"), "wb") as f:
+        f.write(thin)
     many = [b"!<arch>\n"]
     for i in range(MANY):
         many.append(pad(ar_header("m%05d.txt/" % i, 3) + b"%03d" % (i % 1000)))
@@ -346,6 +352,23 @@ def check_hostile(ck, m):
     info = open(os.path.join(view, "info")).read()
     left = [ln for ln in info.splitlines() if ln.startswith("left out: header at")]
     ck.ok("left out: 2\n" in info and len(left) == 2, f"hostile.a: two left out, why:\n{info}")
+    # a thin member whose path does not fit in a link: EIO, as the
+    # hostile-input tests allow (ENAMETOOLONG before), its neighbour a link
+    top = os.path.join(m.path, "hostile-thin.a", "members")
+    names = sorted(os.listdir(top))
+    ck.eq(len(names), 2, f"hostile-thin.a: members {names}")
+    for name in names:
+        path = os.path.join(top, name)
+        try:
+            got = os.readlink(path)
+            ck.eq(got, "../../t2.o", f"hostile-thin.a: {name[:20]}... link")
+        except OSError as e:
+            ck.ok(name.startswith("_" * 200) and e.errno == errno.EIO,
+                  f"hostile-thin.a: readlink {name[:20]}...: {e!r}, want EIO for the long one")
+        try:
+            os.lstat(path)
+        except OSError as e:
+            ck.eq(e.errno, errno.EIO, f"hostile-thin.a: lstat {name[:20]}...")
 
 
 def check_many(ck, m):
@@ -479,7 +502,7 @@ def main():
                 rng = random.Random(seed)
                 for name in sorted(os.listdir(src)):
                     if name.endswith(".a") and name not in ("hostile.a", "many.a", "empty.a",
-                                                            "elfmany.a"):
+                                                            "elfmany.a", "hostile-thin.a"):
                         t = time.monotonic()
                         check_archive(ck, m, name, work, rng)
                         print(f"{label} {name}: {time.monotonic() - t:.1f} s", flush=True)
