@@ -23,17 +23,19 @@ static const char *member_key(const void *ctx, uint32_t id)
 }
 
 /* What member m shows as: a thin one a link, one with the ELF magic a
- * directory (a bad header answers EIO inside it, as for any file). */
-static enum ar_kind kind_of(pfelf_archive *a, const pfelf_ar_member *m)
+ * directory (a bad header answers EIO inside it, as for any file); -EIO
+ * when its first bytes cannot be read (gone since the archive was opened:
+ * a member is never shown as a plain file for that). */
+static int kind_of(pfelf_archive *a, const pfelf_ar_member *m)
 {
 	unsigned char magic[4];
 	if (m->thin)
 		return AR_LINK;
-	if (m->size >= sizeof(magic) &&
-	    pfelf_archive_read(a, m->offset, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
-	    pfelf_is_elf_magic(magic, sizeof(magic)))
-		return AR_ELF;
-	return AR_FILE;
+	if (m->size < sizeof(magic))
+		return AR_FILE;
+	if (pfelf_archive_read(a, m->offset, magic, sizeof(magic)) != (ssize_t)sizeof(magic))
+		return -EIO;
+	return pfelf_is_elf_magic(magic, sizeof(magic)) ? AR_ELF : AR_FILE;
 }
 
 /* The file names of the members (naming.h: index is the position). */
@@ -44,12 +46,15 @@ static int name_members(pfelf_archive *a, struct arview *ar)
 	for (uint32_t i = 0; i < ar->n && ret == 0; i++) {
 		pfelf_ar_member m;
 		ret = pfelf_archive_member(a, i, &m) < 0 ? -EIO : 0;
-		if (ret == 0) {
+		int kind = ret == 0 ? kind_of(a, &m) : ret;
+		if (kind >= 0) {
 			items[i].name = strndup(m.name, NAMING_MAX + 1);
 			items[i].index = m.position;
-			ar->kind[i] = (uint8_t)kind_of(a, &m);
-			ar->count[ar->kind[i]]++;
+			ar->kind[i] = (uint8_t)kind;
+			ar->count[kind]++;
 			ret = items[i].name ? 0 : -ENOMEM;
+		} else {
+			ret = kind;
 		}
 	}
 	if (ret == 0)

@@ -31,9 +31,11 @@ The hostile archive lists its good members and says what it left out; the
 (`ar q` of one more member) shows the new member within the timeout.
 
 Churn (both backends, -o timeout=0.05): an archive replaced by rename every
-5 ms, by turns with two archives, while 6 threads open, read and close
-section files of its members: only EIO or ENOENT, the daemon stays up, and
-(ASan build) no sanitizer report. A member file's last release used to give
+5 ms, by turns with two archives, and truncated in place then written
+whole again between renames, while 6 threads open, read and close section
+files of its ELF members: only EIO or ENOENT (an ELF member whose first
+bytes went away while the archive was parsed used to be shown as a plain
+file: ENOTDIR), the daemon stays up, and (ASan build) no sanitizer report. A member file's last release used to give
 its member view back to the archive's core after dropping its reference on
 the archive: another thread's last release freed that core first (a heap
 use after free that killed the daemon within seconds).
@@ -466,14 +468,19 @@ def churn_round(ck, src, work, args, label):
                    for k in range(6)]
         for t in threads:
             t.start()
-        end, i = time.monotonic() + CHURN_SECONDS, 0
+        end, i, rng = time.monotonic() + CHURN_SECONDS, 0, random.Random(1)
         try:
             while time.monotonic() < end and m.alive():
                 i += 1
+                data = versions[i % 2]
                 with open(tmp, "wb") as f:
-                    f.write(versions[i % 2])
+                    f.write(data)
                 os.rename(tmp, path)
                 time.sleep(0.005)
+                os.truncate(path, rng.randrange(8, len(data)))  # cut, then whole again
+                time.sleep(0.002)
+                with open(path, "r+b") as f:
+                    f.write(data)
         finally:
             stop.set()
             for t in threads:
