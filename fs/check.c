@@ -160,9 +160,32 @@ int check_view(struct node *n, struct bview **out)
 	return into_member(n, check_binary_view(n, out), out);
 }
 
+/* Whether directory dir is one of the rows of view v: a binary replaced
+ * by an archive or the reverse keeps the kernel's nodes of the other kind
+ * (symbol/, members/) until it forgets them, and their rows read a view of
+ * the other kind as their own (an archive's has no ELF handle). */
+static bool dir_fits(const struct node *dir, const struct bview *v)
+{
+	if (node_is_vroot(dir))
+		return true;
+	size_t n;
+	const struct bin_entry *rows = entry_rows(v, &n);
+	const struct bin_entry *e = entry_of_kind((enum node_kind)dir->kind);
+	for (size_t i = 0; e && i < n; i++)
+		if (&rows[i] == e)
+			return true;
+	return false;
+}
+
 int check_dir_view(struct node *dir, struct bview **out)
 {
-	return into_member(dir, check_current_view(node_broot(dir), out), out);
+	int ret = into_member(dir, check_current_view(node_broot(dir), out), out);
+	if (ret == 0 && !dir_fits(dir, *out)) {
+		bincache_release(*out);
+		*out = NULL;
+		ret = -ENOENT;
+	}
+	return ret;
 }
 
 int check_binary_view(struct node *n, struct bview **out)

@@ -43,7 +43,9 @@ int check_binary_view(struct node *n, struct bview **out);
 
 /* The view a lookup or listing in directory dir reads: the current view
  * of its binary, or of the archive member dir is part of (-ENOENT when
- * dir is a member of an older generation). Errors as check_current_view. */
+ * dir is a member of an older generation, or a directory the view's kind
+ * has not: symbol/ of an ELF file that is an archive now, members/ of an
+ * archive that is an ELF file now). Errors as check_current_view. */
 int check_dir_view(struct node *dir, struct bview **out);
 
 /*

@@ -432,6 +432,39 @@ def check_change(ck, m, work):
           "libdated.a: the new member's view")
 
 
+def check_kind_swap(ck, m, work):
+    """A binary replaced by an archive and back while the kernel still
+    holds a directory of the other kind (symbol/, members/): listing it and
+    looking a name up in it give ENOENT or EIO (the daemon read the
+    archive's view as an ELF file's before: a NULL handle, dead daemon)."""
+    path, tmp = os.path.join(m.source, "swap.bin"), os.path.join(work, "swap.bin")
+    elf, ar = fixture("libshared.so"), os.path.join(m.source, "libdated.a")
+    for first, then, held in ((elf, ar, "symbol"), (ar, elf, "members")):
+        shutil.copyfile(first, tmp)
+        os.rename(tmp, path)
+        time.sleep(1.2)
+        fd = os.open(os.path.join(m.path, "swap.bin", held), os.O_PATH | os.O_DIRECTORY)
+        try:
+            names = os.listdir(os.path.join(m.path, "swap.bin", held))
+            shutil.copyfile(then, tmp)
+            os.rename(tmp, path)
+            time.sleep(1.2)
+            for what, call in (("list", lambda: os.listdir(
+                    os.open(".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd))),
+                               ("lookup", lambda: os.stat(names[0], dir_fd=fd))):
+                try:
+                    call()
+                    err = 0
+                except OSError as e:
+                    err = e.errno
+                ck.ok(err in (errno.ENOENT, errno.EIO),
+                      f"{held}/ held across a swap, {what}: errno {err}, want ENOENT or EIO")
+                ck.ok(m.alive(), f"{held}/ held across a swap, {what}: the daemon died")
+        finally:
+            os.close(fd)
+    os.unlink(path)
+
+
 def churn_reader(mnt, stop, rng, stats, bad):
     top = os.path.join(mnt, "churn.a", "members")
     while not stop.is_set():
@@ -517,6 +550,7 @@ def main():
                 check_many(ck, m)
                 check_empty(ck, m)
                 check_change(ck, m, work)
+                check_kind_swap(ck, m, work)
             churn_round(ck, src, work, args, label)
             if not args:
                 walk_round(ck, src)
