@@ -100,16 +100,15 @@ static void register_budget(void)
 	membudget_register(MB_DECOMPRESSED, &budget_source);
 }
 
-/* Whether the compressed bytes of section index of v (pinned) were read
- * from a mapping whose file has shrunk under them: the part of its last
- * page past the new end reads as zeros, which a stream without a checksum
- * (zstd's, as linkers write them) can decompress to the right size. */
-static bool shrunk_under(const struct bview *v, uint32_t index)
+/* Whether the compressed bytes of section index of v (pinned) may have
+ * changed under the decompression (view_changed): the zeros of a cut last
+ * page, or a rewrite in place, which a stream without a checksum (zstd's,
+ * as linkers write them) can decompress to the right size. Asked after the
+ * decompression: a change after it left the bytes read before it. */
+static bool changed_under(const struct bview *v, uint32_t index)
 {
 	const pfelf_shdr *sh;
-	if (view_backend(v) != PFELF_BACKEND_MMAP)
-		return false; /* pread: a short read was -EIO already */
-	return pfelf_section(v->f, index, &sh) < 0 || view_shrunk(v, sh->offset + sh->size);
+	return pfelf_section(v->f, index, &sh) < 0 || view_changed(v, sh->offset + sh->size);
 }
 
 /* Decompress section index of v into a new entry (reserved by the caller). */
@@ -122,7 +121,7 @@ static int decompress(struct bview *v, uint32_t index, uint64_t size, struct den
 		return -ENOMEM;
 	}
 	ssize_t n = pfelf_section_decompress(v->f, index, data, size);
-	if (n >= 0 && (uint64_t)n == size && shrunk_under(v, index))
+	if (n >= 0 && (uint64_t)n == size && changed_under(v, index))
 		n = -EIO;
 	if (n < 0 || (uint64_t)n != size) {
 		free(data);

@@ -254,8 +254,11 @@ static char *thread_buf(size_t size)
 	return b->data;
 }
 
-/* Reply with len bytes at pos of fd; a short read (the file shrank) is EIO. */
-static void reply_pread(fuse_req_t req, int fd, uint64_t pos, size_t len)
+/* Reply with len bytes at pos of fd, the file of identity id; a short read
+ * (the file shrank), or a file written since (view_changed: the bytes read
+ * may be new ones at old offsets), is EIO. The check after the read leaves
+ * no window: a write after it did not change what was read. */
+static void reply_pread(fuse_req_t req, int fd, uint64_t pos, size_t len, const pfelf_identity *id)
 {
 	char *buf = thread_buf(len);
 	if (!buf) {
@@ -272,6 +275,12 @@ static void reply_pread(fuse_req_t req, int fd, uint64_t pos, size_t len)
 			return;
 		}
 		done += (size_t)n;
+	}
+	struct stat st;
+	pfelf_identity now;
+	if (fstat(fd, &st) < 0 || (pfelf_identity_of(&st, &now), src_written_since(id, &now))) {
+		fuse_reply_err(req, EIO);
+		return;
 	}
 	fuse_reply_buf(req, buf, len);
 }
@@ -331,12 +340,12 @@ static void reply_range(fuse_req_t req, struct bview *v, uint64_t pos, size_t le
 	pfelf_ref ref;
 	int ret = v->f ? pfelf_get_ref(v->f, pos, len, &ref)
 	               : pfelf_archive_get_ref(v->arch, pos, len, &ref); /* an archive's member */
-	if (ret < 0 || (ref.ptr && view_shrunk(v, pos + len))) {
+	if (ret < 0 || (ref.ptr && view_changed(v, pos + len))) {
 		fuse_reply_err(req, EIO);
 		return;
 	}
 	if (!ref.ptr) {
-		reply_pread(req, ref.fd, ref.pos, len);
+		reply_pread(req, ref.fd, ref.pos, len, &v->id);
 		return;
 	}
 	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);

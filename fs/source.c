@@ -565,7 +565,20 @@ static int open_handle(const struct src_handle *h)
 	return fd < 0 ? -errno : fd;
 }
 
-static int handle_size(const struct src_handle *h, const pfelf_identity *id, uint64_t *size)
+/* st as the identity now of the file of identity id, or -ESTALE when st
+ * is another file's. */
+static int identity_now(int ret, const struct stat *st, const pfelf_identity *id,
+                        pfelf_identity *now)
+{
+	if (ret == 0 && ((uint64_t)st->st_dev != id->dev || (uint64_t)st->st_ino != id->ino))
+		ret = -ESTALE;
+	if (ret == 0)
+		pfelf_identity_of(st, now);
+	return ret;
+}
+
+static int handle_identity(const struct src_handle *h, const pfelf_identity *id,
+                           pfelf_identity *now)
 {
 	int fd = open_handle(h);
 	if (fd < 0)
@@ -573,11 +586,7 @@ static int handle_size(const struct src_handle *h, const pfelf_identity *id, uin
 	struct stat st;
 	int ret = fstat(fd, &st) < 0 ? -errno : 0;
 	close(fd);
-	if (ret == 0 && ((uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino))
-		ret = -ESTALE;
-	if (ret == 0)
-		*size = (uint64_t)st.st_size;
-	return ret;
+	return identity_now(ret, &st, id, now);
 }
 
 /* Whether open_by_handle_at works for us (it needs CAP_DAC_READ_SEARCH):
@@ -587,9 +596,9 @@ static bool handles_allowed(const struct src_handle *h, const struct stat *st)
 	int ok = atomic_load(&handles_ok);
 	if (ok < 0) {
 		pfelf_identity id;
-		uint64_t size;
+		pfelf_identity now;
 		src_identity(st, &id);
-		ok = handle_size(h, &id, &size) != -EPERM;
+		ok = handle_identity(h, &id, &now) != -EPERM;
 		atomic_store(&handles_ok, ok);
 		if (!ok)
 			elog(LOG_WARNING,
@@ -633,18 +642,18 @@ void src_handle_free(struct src_handle *h)
 	free(h);
 }
 
-int src_size_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
-                 uint64_t *size)
+int src_identity_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
+                     pfelf_identity *now)
 {
 	if (h)
-		return handle_size(h, id, size);
+		return handle_identity(h, id, now);
 	struct stat st;
-	int ret = src_lstat(n, &st);
-	if (ret == 0 && ((uint64_t)st.st_dev != id->dev || (uint64_t)st.st_ino != id->ino))
-		ret = -ESTALE;
-	if (ret == 0)
-		*size = (uint64_t)st.st_size;
-	return ret;
+	return identity_now(src_lstat(n, &st), &st, id, now);
+}
+
+bool src_written_since(const pfelf_identity *id, const pfelf_identity *now)
+{
+	return id->mtime_sec != now->mtime_sec || id->mtime_nsec != now->mtime_nsec;
 }
 
 void src_identity(const struct stat *st, pfelf_identity *id)

@@ -98,12 +98,16 @@ int src_handle_of(int fd, const struct stat *st, const struct node *root, struct
 void src_handle_free(struct src_handle *h);
 
 /*
- * The size now of the file of identity id (dev, ino): through handle h, or
- * without one through the path of binary node n. 0 and *size, or -errno
- * (-ESTALE: the path leads to another file now).
+ * The identity now (size, times) of the file of identity id (dev, ino):
+ * through handle h, or without one through the path of binary node n. 0
+ * and *now, or -errno (-ESTALE: the path leads to another file now).
  */
-int src_size_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
-                 uint64_t *size);
+int src_identity_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
+                     pfelf_identity *now);
+
+/* Whether the file of identity now was written since it had identity id:
+ * another modification time (a rewrite in place, an append, a truncation). */
+bool src_written_since(const pfelf_identity *id, const pfelf_identity *now);
 
 /*
  * Whether a call that failed with err should be tried again: for EMFILE and

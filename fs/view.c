@@ -21,10 +21,11 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
 	*len = empty ? 0 : sh->size;
 }
 
-bool view_shrunk(const struct bview *v, uint64_t end)
+bool view_changed(const struct bview *v, uint64_t end)
 {
-	uint64_t size;
-	return src_size_now(v->fh, v->root, &v->id, &size) == 0 && v->base + end > size;
+	pfelf_identity now;
+	return src_identity_now(v->fh, v->root, &v->id, &now) == 0 &&
+	       (v->base + end > now.size || src_written_since(&v->id, &now));
 }
 
 void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len)

@@ -176,14 +176,19 @@ int view_find_segment(const struct bview *v, const char *name);
 void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
 
 /*
- * Whether the source of v (pinned) is now shorter than end (an offset in
- * v's file: a member's, for a member's view). Pages past a new end fault
- * (a reader gets EIO), but the bytes after the end inside its last page
- * read as zeros through a mapping: they are gone all the same. The file is
- * the one v was parsed from, found by its handle (renamed, moved or unlinked
- * since: the same file), by path only where handles are refused.
+ * Whether the bytes of the source of v (pinned) up to end (an offset in
+ * v's file: a member's, for a member's view) may no longer be the ones v
+ * was parsed from: the file is now shorter than end, or was written since
+ * (another mtime: rewritten in place, appended to). Pages past a new end
+ * fault (a reader gets EIO), but the bytes after the end inside its last
+ * page read as zeros through a mapping, and a rewrite in place shows its
+ * new bytes at the old offsets: wrong bytes all the same, so the reader
+ * gets EIO. The file is the one v was parsed from, found by its handle
+ * (renamed, moved or unlinked since: the same file), by path only where
+ * handles are refused (a path that leads to another file now: v's own is
+ * unchanged).
  */
-bool view_shrunk(const struct bview *v, uint64_t end);
+bool view_changed(const struct bview *v, uint64_t end);
 
 /* The byte range a segment serves: empty when out of the file. */
 void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len);

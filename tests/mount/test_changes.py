@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The view follows changes of the source within the cache timeout
 (mounted with -o timeout=1; the test waits 1.5 s): a file replaced by
-rename shows the new file, one rewritten in place shows the new content,
+rename shows the new file, one rewritten in place shows the new content
+(and a file open before it reads EIO, not new bytes at old offsets),
 a deleted one vanishes, and a file truncated under an open reader gives
 that reader EIO for the bytes that are gone while the daemon survives and
 keeps serving other files. In default and -o nommap mode, and once
@@ -11,6 +12,7 @@ nothing is re-checked): what lies below it answers ENOENT, never ENOTDIR.
 """
 
 import errno
+import mmap
 import os
 import shutil
 import tempfile
@@ -96,6 +98,44 @@ def step_rewrite(ck, src, mnt):
     view_matches(ck, view, a, "patched in place")
 
 
+def step_open_rewrite(ck, src, mnt):
+    """A file open before its source is written in place reads EIO, never
+    the new bytes at the old offsets (SPEC 7: no wrong bytes presented as
+    right); an open after the timeout reads the new bytes. O_DIRECT: every
+    read asks the daemon, whatever the page cache holds."""
+    a, view = os.path.join(src, "a"), os.path.join(mnt, "a")
+    look(view)
+    info = oracle.readelf([a])[a]
+    text = [s for s in info.sections if s.name == ".text"][0]
+    path = os.path.join(view, "sections", ".text")
+    buf = mmap.mmap(-1, 1 << 20)  # page-aligned, for O_DIRECT
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+    try:
+        n = os.preadv(fd, [buf], 0)
+        ck.eq(n, text.size, "read before the rewrite")
+        with open(a, "r+b") as f:
+            f.seek(text.off)
+            old = f.read(text.size)
+            f.seek(text.off)
+            f.write(bytes(b ^ 0xFF for b in old))
+        try:
+            n = os.preadv(fd, [buf], 0)
+            ck.fail(f"open file rewritten in place: {n} bytes read, not EIO "
+                    f"(new bytes: {bytes(buf[:n]) != old})")
+        except OSError as e:
+            ck.eq(e.errno, errno.EIO, f"open file rewritten in place: {e}")
+    finally:
+        os.close(fd)
+    time.sleep(WAIT)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+    try:
+        n = os.preadv(fd, [buf], 0)
+        ck.ok(bytes(buf[:n]) == bytes(b ^ 0xFF for b in old), "new bytes after the timeout")
+    finally:
+        os.close(fd)
+        buf.close()
+
+
 def largest_section(info, min_off):
     cands = [s for s in info.sections
              if s.type != "NOBITS" and s.off >= min_off and s.size >= 8192]
@@ -164,6 +204,7 @@ def run_mode(ck, args):
             view_matches(ck, os.path.join(m.path, "a"), os.path.join(src, "a"), "initial")
             step_rename(ck, src, m.path, stage)
             step_rewrite(ck, src, m.path)
+            step_open_rewrite(ck, src, m.path)
             step_truncate(ck, src, m.path, m)
             step_delete(ck, src, m.path)
             view_matches(ck, os.path.join(m.path, "other"), os.path.join(src, "other"),
