@@ -57,23 +57,8 @@ static int add_line(void *ctx, const char *path)
  * its length, -ENOENT for the root (a single-file mount), -ENAMETOOLONG. */
 static int bin_path(const struct node *bin, char *buf, size_t size)
 {
-	size_t len = 0;
-	for (const struct node *n = bin; n->parent; n = n->parent)
-		len += strlen(n->name) + 1;
-	if (len == 0)
-		return -ENOENT;
-	if (len > size)
-		return -ENAMETOOLONG;
-	size_t end = len - 1;
-	buf[end] = '\0';
-	for (const struct node *n = bin; n->parent; n = n->parent) {
-		size_t l = strlen(n->name);
-		end -= l;
-		memcpy(buf + end, n->name, l);
-		if (end > 0)
-			buf[--end] = '/';
-	}
-	return (int)(len - 1);
+	int ret = node_source_path(bin, buf, size);
+	return ret == 0 ? -ENOENT : ret;
 }
 
 static uint64_t hash_of(const char *p, size_t n)

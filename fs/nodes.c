@@ -374,6 +374,27 @@ const char *node_name(const struct node *n)
 	return e ? e->name : "";
 }
 
+int node_source_path(const struct node *n, char *buf, size_t size)
+{
+	size_t len = 0; /* with the NUL: a '/' after every name but the last */
+	for (const struct node *p = n; p->parent; p = p->parent)
+		len += strlen(p->name) + 1;
+	if (len == 0)
+		len = 1;
+	if (len > size)
+		return -ENAMETOOLONG;
+	size_t end = len - 1;
+	buf[end] = '\0';
+	for (const struct node *p = n; p->parent; p = p->parent) {
+		size_t l = strlen(p->name);
+		end -= l;
+		memcpy(buf + end, p->name, l);
+		if (end > 0)
+			buf[--end] = '/';
+	}
+	return (int)(len - 1);
+}
+
 bool node_is_dir(const struct node *n)
 {
 	if (node_is_source(n))

@@ -143,6 +143,11 @@ static inline bool node_is_vroot(const struct node *n)
  * binary's directories (not kept). */
 const char *node_name(const struct node *n);
 
+/* The path of source node n (a directory, file or link of SOURCE) from the
+ * root, "dir/name" ("" for the root) into buf of size bytes: its length, or
+ * -ENAMETOOLONG when it does not fit with its NUL. */
+int node_source_path(const struct node *n, char *buf, size_t size);
+
 /* Create the root (inode 1) of the given kind; 0 or -ENOMEM. */
 int nodes_init(enum node_kind root_kind, const struct stat *st);
 

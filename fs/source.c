@@ -321,24 +321,10 @@ int src_openat(int dirfd, const char *name, int flags)
 /* Path of source directory node dir relative to SOURCE ("." for the root). */
 static int rel_path(const struct node *dir, char *buf, size_t size)
 {
-	size_t len = 0;
-	for (const struct node *n = dir; n->parent; n = n->parent)
-		len += strlen(n->name) + 1;
-	if (len == 0) {
+	int ret = node_source_path(dir, buf, size);
+	if (ret == 0 && size > 1)
 		strcpy(buf, ".");
-		return 0;
-	}
-	if (len > size)
-		return -ENAMETOOLONG;
-	buf[--len] = '\0';
-	for (const struct node *n = dir; n->parent; n = n->parent) {
-		size_t l = strlen(n->name);
-		len -= l;
-		memcpy(buf + len, n->name, l);
-		if (len > 0)
-			buf[--len] = '/';
-	}
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 /*
