@@ -7,9 +7,9 @@
  * the layout of /usr/lib/debug/.build-id, answered from the build-id index
  * (buildid_index.h). Its name is -o buildid=NAME (".build-id" by default;
  * -o buildid=off leaves it out); an entry of that name in SOURCE's root
- * hides it, whatever its kind (also one the view leaves out). Its nodes (NK_BIDROOT, NK_BIDDIR, NK_BIDLINK) keep no name:
- * a directory <xx> keeps its byte, a link the index slot and serial of the
- * file it leads to. The index directory's extended attributes user.elffs.*
+ * hides it, whatever its kind (also one the view leaves out). Its nodes
+ * (NK_BIDROOT, NK_BIDDIR, NK_BIDLINK) keep no name: a directory <xx> keeps
+ * its byte, a link the index slot and serial of the file it leads to. The index directory's extended attributes user.elffs.*
  * tell the state of the index.
  */
 #ifndef ELFFS_BUILDID_FS_H

@@ -23,9 +23,8 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->max_read = elffs.max_read;
 	/* initext answers FUSE_DIRECT_IO_ALLOW_MMAP in the reply to this INIT */
 	if (iopolicy_any_direct() && !initext_dio_mmap())
-		elog(LOG_WARNING,
-		     "this kernel cannot map a direct I/O file MAP_SHARED "
-		     "(no FUSE_DIRECT_IO_ALLOW_MMAP, Linux < 6.6): such mappings fail");
+		elog(LOG_WARNING, "direct I/O files cannot be mapped MAP_SHARED here "
+		                  "(FUSE_DIRECT_IO_ALLOW_MMAP needs Linux 6.6 and libfuse 3.14)");
 }
 
 /* The first lookup or getattr after INIT sets the readahead window. */

@@ -276,9 +276,8 @@ static void reply_pread(fuse_req_t req, int fd, uint64_t pos, size_t len, const 
 		}
 		done += (size_t)n;
 	}
-	struct stat st;
 	pfelf_identity now;
-	if (fstat(fd, &st) < 0 || (pfelf_identity_of(&st, &now), src_written_since(id, &now))) {
+	if (src_fd_identity(fd, id, &now) < 0 || src_written_since(id, &now)) {
 		fuse_reply_err(req, EIO);
 		return;
 	}

@@ -563,16 +563,21 @@ static int identity_now(int ret, const struct stat *st, const pfelf_identity *id
 	return ret;
 }
 
+int src_fd_identity(int fd, const pfelf_identity *id, pfelf_identity *now)
+{
+	struct stat st;
+	return identity_now(fstat(fd, &st) < 0 ? -errno : 0, &st, id, now);
+}
+
 static int handle_identity(const struct src_handle *h, const pfelf_identity *id,
                            pfelf_identity *now)
 {
 	int fd = open_handle(h);
 	if (fd < 0)
 		return fd;
-	struct stat st;
-	int ret = fstat(fd, &st) < 0 ? -errno : 0;
+	int ret = src_fd_identity(fd, id, now);
 	close(fd);
-	return identity_now(ret, &st, id, now);
+	return ret;
 }
 
 /* Whether open_by_handle_at works for us (it needs CAP_DAC_READ_SEARCH):

@@ -105,6 +105,9 @@ void src_handle_free(struct src_handle *h);
 int src_identity_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
                      pfelf_identity *now);
 
+/* The same through a descriptor fd of that file (fstat). */
+int src_fd_identity(int fd, const pfelf_identity *id, pfelf_identity *now);
+
 /* Whether the file of identity now was written since it had identity id:
  * another modification time (a rewrite in place, an append, a truncation). */
 bool src_written_since(const pfelf_identity *id, const pfelf_identity *now);
