@@ -379,10 +379,14 @@ static void handle_close(struct vhandle h)
 	pfelf_archive_close(h.arch);
 }
 
-/* Open the source of a->root again; -EIO unless it still is the file of a. */
+/* Open the source of a->root again; -ENOENT when the binary is gone (no
+ * file on its path, or a directory on that path became something else),
+ * -EIO when it cannot be opened or is not the file of a any more. */
 static int reopen(const struct bview *a, struct vhandle *out)
 {
 	int fd = src_open_file(a->root);
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return -ENOENT;
 	if (fd < 0)
 		return -EIO;
 	struct stat st;
@@ -407,7 +411,8 @@ static int reopen(const struct bview *a, struct vhandle *out)
 	return 0;
 }
 
-/* Give pinned alias a's core its handle back (it was closed); 0 or -EIO. */
+/* Give pinned alias a's core its handle back (it was closed); 0, -ENOENT
+ * or -EIO (reopen). */
 static int reinstate(struct bview *a)
 {
 	struct vhandle h;
@@ -443,15 +448,19 @@ int bincache_pin(struct bview *v)
 	return ret;
 }
 
-/* Pinned alias a got without its core's handle (2) gets it back: 0, or
- * -ESTALE (the source changed since the core was built). */
-static int reinstated(int ret, struct bview *a)
+/* Pinned alias *out got without its core's handle (2) gets it back: 0,
+ * -ENOENT (the binary is gone) or -ESTALE (the source changed since the
+ * core was built); on failure the pin is dropped and *out is NULL, so that
+ * no caller releases it twice. */
+static int reinstated(int ret, struct bview **out)
 {
 	if (ret != 2)
 		return ret;
-	if (reinstate(a) < 0) {
-		bincache_release(a);
-		return -ESTALE;
+	ret = reinstate(*out);
+	if (ret < 0) {
+		bincache_release(*out);
+		*out = NULL;
+		return ret == -ENOENT ? ret : -ESTALE;
 	}
 	return 0;
 }
@@ -472,7 +481,7 @@ static int lookup(struct binary *b, uint64_t gen, struct bview **out)
 		ret = -EFBIG;
 	}
 	pthread_mutex_unlock(&lock);
-	return reinstated(ret, a);
+	return reinstated(ret, out);
 }
 
 /*
@@ -512,7 +521,7 @@ static int share(struct node *root, uint64_t gen, const struct stat *expect, str
 	int ret = c ? adopt(root->bin, c, gen, root, &g, out) : 1;
 	pthread_mutex_unlock(&lock);
 	bury(&g);
-	return ret == 1 ? 1 : reinstated(ret, *out);
+	return ret == 1 ? 1 : reinstated(ret, out);
 }
 
 /* The handle of open source fd (lstat st) of a mapped handle f, for the
@@ -597,7 +606,7 @@ static int install(struct node *root, uint64_t gen, struct bview *c, struct bvie
 	evict(&g);
 	pthread_mutex_unlock(&lock);
 	bury(&g);
-	return reinstated(ret, *out);
+	return reinstated(ret, out);
 }
 
 /* Remember a refusal of generation gen that parsing again would repeat. */

@@ -73,8 +73,9 @@ void bincache_unref(struct bview *v);
 
 /*
  * Take a pinned reference on a view the caller holds a plain reference on,
- * opening its handle again if it was closed. 0, or -EIO when the source is
- * gone or changed since the view was built.
+ * opening its handle again if it was closed. 0; -ENOENT when the binary
+ * is gone (nothing, or no directory, on its path), -EIO when it cannot be
+ * opened or changed since the view was built.
  */
 int bincache_pin(struct bview *v);
 

@@ -4,6 +4,7 @@
  * parent returns once the mount is live) and runs the session loop until
  * SIGINT, SIGTERM, SIGHUP or an unmount. Exit statuses: options.h.
  */
+#include "access.h"
 #include "buildid_index.h"
 #include "dcache.h"
 #include "elffs.h"
@@ -108,11 +109,13 @@ static void configure(const struct elffs_opts *o)
 	                                                 : o->buildid;
 	/* The index names files and ids below directories other users may not
 	 * read: with allow_other it is there only when asked for by name. */
-	if (!o->buildid && o->allow_other) {
+	/* With allow_root too, libfuse lets only root and the owner in. */
+	if (!o->buildid && o->allow_other && !o->allow_root) {
 		elffs.buildid = NULL;
 		elog(LOG_NOTICE, "build-id index off with allow_other "
 		                 "(-o buildid=.build-id shows it to every user)");
 	}
+	access_init(o->allow_other || o->allow_root);
 }
 
 /*

@@ -1,5 +1,7 @@
 /* getattr, readlink, forget and statfs. */
 #include "ops.h"
+#include "access.h"
+#include <string.h>
 #include "arview.h"
 #include "attr.h"
 #include "bincache.h"
@@ -22,6 +24,12 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct node *n = node_get(ino);
 	if (!n) {
 		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	int ret = access_check(req, n, ACCESS_SEE);
+	if (ret < 0) {
+		node_put(n);
+		fuse_reply_err(req, -ret);
 		return;
 	}
 	check_node(n);
@@ -64,11 +72,29 @@ static ssize_t link_target(struct node *n, char *buf, size_t size)
 	return ret;
 }
 
+/* A .build-id link's target (../../<path>/elf) is shown to those who may
+ * read the binary at <path> only: ret, or -EACCES. */
+static ssize_t bidlink_allowed(fuse_req_t req, char *target, size_t ret)
+{
+	static const char up[] = "../../", elf[] = "/elf";
+	size_t u = sizeof(up) - 1, e = sizeof(elf) - 1;
+	if (ret <= u + e || memcmp(target, up, u) != 0 || strcmp(target + ret - e, elf) != 0)
+		return -EACCES;
+	target[ret - e] = '\0';
+	int ok = access_target(req, target + u);
+	target[ret - e] = '/';
+	return ok < 0 ? ok : (ssize_t)ret;
+}
+
 void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	struct node *n = node_get(ino);
 	char buf[PATH_MAX];
-	ssize_t ret = n ? link_target(n, buf, sizeof(buf)) : -ESTALE;
+	ssize_t ret = n ? access_check(req, n, ACCESS_SEE) : -ESTALE;
+	if (ret == 0)
+		ret = link_target(n, buf, sizeof(buf));
+	if (ret > 0 && n->kind == NK_BIDLINK)
+		ret = bidlink_allowed(req, buf, (size_t)ret);
 	node_put(n);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);

@@ -7,6 +7,7 @@
  * a node per symbol of a listing would cost more than it saves).
  */
 #include "ops.h"
+#include "access.h"
 #include "attr.h"
 #include "check.h"
 #include "dirlist.h"
@@ -28,7 +29,9 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct node *n = node_get(ino);
 	struct dirlist *d = NULL;
-	int ret = n ? dirlist_open(n, &d) : -ESTALE;
+	int ret = n ? access_check(req, n, ACCESS_LIST) : -ESTALE;
+	if (ret == 0)
+		ret = dirlist_open(n, &d);
 	node_put(n);
 	if (ret < 0) {
 		fuse_reply_err(req, -ret);

@@ -13,6 +13,7 @@
  * short reply.
  */
 #include "ops.h"
+#include "access.h"
 #include "bincache.h"
 #include "check.h"
 #include "dcache.h"
@@ -211,7 +212,9 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	struct node *n = node_get(ino);
 	struct ofile *of = NULL;
-	int ret = n ? open_node(n, (int)fuse_req_ctx(req)->pid, &of) : -ESTALE;
+	int ret = n ? access_check(req, n, ACCESS_OPEN) : -ESTALE;
+	if (ret == 0)
+		ret = open_node(n, (int)fuse_req_ctx(req)->pid, &of);
 	if (ret == 0)
 		iopolicy_open(n, fi); /* direct_io, keep_cache */
 	node_put(n);

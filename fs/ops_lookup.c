@@ -4,6 +4,7 @@
  * it parses the binary (once per generation, through the binary cache).
  */
 #include "ops.h"
+#include "access.h"
 #include "attr.h"
 #include "bincache.h"
 #include "buildid_fs.h"
@@ -133,7 +134,9 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct node *dir = node_get(parent);
 	struct node *n = NULL;
-	int ret = dir ? lookup_in(dir, name, &n) : -ESTALE;
+	int ret = dir ? access_check(req, dir, ACCESS_INTO) : -ESTALE;
+	if (ret == 0)
+		ret = lookup_in(dir, name, &n);
 	node_put(dir);
 	if (ret < 0) {
 		fuse_reply_err(req, -ret);

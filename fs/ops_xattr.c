@@ -12,6 +12,7 @@
  * round trips an entry, most of a first `ls -l`, docs/benchmarks.md).
  */
 #include "ops.h"
+#include "access.h"
 #include "arview.h"
 #include "bincache.h"
 #include "buildid_fs.h"
@@ -86,7 +87,9 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct node *n = node_get(ino);
 	char buf[XATTR_VALUE_MAX];
-	int len = n ? value_of(n, name, buf) : -ESTALE;
+	int len = n ? access_check(req, n, ACCESS_SEE) : -ESTALE;
+	if (len == 0)
+		len = value_of(n, name, buf);
 	node_put(n);
 	if (len < 0)
 		fuse_reply_err(req, -len);
@@ -103,6 +106,12 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct node *n = node_get(ino);
 	if (!n) {
 		fuse_reply_err(req, ESTALE);
+		return;
+	}
+	int ret = access_check(req, n, ACCESS_SEE);
+	if (ret < 0) {
+		node_put(n);
+		fuse_reply_err(req, -ret);
 		return;
 	}
 	enum node_kind kind = (enum node_kind)n->kind;

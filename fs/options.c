@@ -13,7 +13,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { KEY_HELP, KEY_VERSION, KEY_FSNAME, KEY_SUBTYPE, KEY_ALLOW_OTHER, KEY_MAX_READ };
+enum {
+	KEY_HELP,
+	KEY_VERSION,
+	KEY_FSNAME,
+	KEY_SUBTYPE,
+	KEY_ALLOW_OTHER,
+	KEY_ALLOW_ROOT,
+	KEY_MAX_READ
+};
 
 #define ELFFS_OPT(t, field, v)                                                                     \
 	{                                                                                          \
@@ -35,6 +43,7 @@ static const struct fuse_opt specs[] = {
         FUSE_OPT_KEY("fsname=", KEY_FSNAME),
         FUSE_OPT_KEY("subtype=", KEY_SUBTYPE),
         FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+        FUSE_OPT_KEY("allow_root", KEY_ALLOW_ROOT),
         FUSE_OPT_KEY("max_read=", KEY_MAX_READ),
         /* Options mount(8) and fstab pass that mean nothing here; rw is
          * dropped because the mount is always read-only. */
@@ -103,6 +112,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		return 1;
 	case KEY_ALLOW_OTHER: /* kept for libfuse; the build-id index looks at it */
 		o->allow_other = 1;
+		return 1;
+	case KEY_ALLOW_ROOT: /* kept for libfuse; a shared mount too (access.h) */
+		o->allow_root = 1;
 		return 1;
 	case KEY_MAX_READ: /* kept for libfuse; INIT must answer the same (ops.c) */
 		return parse_max_read(arg + strlen("max_read="));

@@ -47,6 +47,7 @@ struct elffs_opts {
 	int has_fsname;
 	int has_subtype;
 	int allow_other;              /* -o allow_other given */
+	int allow_root;               /* -o allow_root given */
 	struct fuse_cmdline_opts cmd; /* -f -d -s, mountpoint, threads */
 };
 

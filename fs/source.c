@@ -644,7 +644,10 @@ int src_identity_now(const struct src_handle *h, const struct node *n, const pfe
 
 bool src_written_since(const pfelf_identity *id, const pfelf_identity *now)
 {
-	return id->mtime_sec != now->mtime_sec || id->mtime_nsec != now->mtime_nsec;
+	/* The ctime too: a writer can put the mtime back (utimensat), never
+	 * the ctime, which that very call sets. */
+	return id->mtime_sec != now->mtime_sec || id->mtime_nsec != now->mtime_nsec ||
+	       id->ctime_sec != now->ctime_sec || id->ctime_nsec != now->ctime_nsec;
 }
 
 void src_identity(const struct stat *st, pfelf_identity *id)

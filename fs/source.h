@@ -109,7 +109,11 @@ int src_identity_now(const struct src_handle *h, const struct node *n, const pfe
 int src_fd_identity(int fd, const pfelf_identity *id, pfelf_identity *now);
 
 /* Whether the file of identity now was written since it had identity id:
- * another modification time (a rewrite in place, an append, a truncation). */
+ * another modification time (a rewrite in place, an append, a truncation)
+ * or another change time (the same with the mtime put back by utimensat,
+ * which no user can do to the ctime; also a chmod, chown, link or unlink
+ * of the file: a reader of the old view then gets EIO, never bytes that
+ * may be new at offsets that are old). */
 bool src_written_since(const pfelf_identity *id, const pfelf_identity *now);
 
 /*

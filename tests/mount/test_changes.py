@@ -8,7 +8,12 @@ that reader EIO for the bytes that are gone while the daemon survives and
 keeps serving other files. In default and -o nommap mode, and once
 without -o timeout (SPEC's default of 1 s). And a binary whose directory
 became a file while the kernel still holds its names (-o timeout=1000, so
-nothing is re-checked): what lies below it answers ENOENT, never ENOTDIR.
+nothing is re-checked): what lies below it answers ENOENT, never ENOTDIR;
+also when the binary's parsed view had given its descriptor back (-o nommap
+under a descriptor limit of 16, so that the cache keeps 4 at most, with its
+sections/ directory held open and 8 other binaries parsed: the path that
+only a loaded machine used to reach, which answered EIO and then crashed the
+daemon at the release of the held directory, a double release).
 """
 
 import errno
@@ -19,7 +24,7 @@ import tempfile
 import time
 
 import elf_oracle as oracle
-from elffs_mount import Checker, fixture, require_fuse, run_mounted
+from elffs_mount import Checker, Mount, fixture, require_fuse, run_mounted
 
 TIMEOUT = 1
 WAIT = TIMEOUT + 0.5
@@ -101,36 +106,51 @@ def step_rewrite(ck, src, mnt):
 def step_open_rewrite(ck, src, mnt):
     """A file open before its source is written in place reads EIO, never
     the new bytes at the old offsets (SPEC 7: no wrong bytes presented as
-    right); an open after the timeout reads the new bytes. O_DIRECT: every
-    read asks the daemon, whatever the page cache holds."""
+    right), also when the writer puts the mtime back (touch -d: the ctime,
+    which nobody can set, still moved); an open after the timeout reads the
+    new bytes. For a section file and for `elf`; O_DIRECT: every read asks
+    the daemon, whatever the page cache holds."""
+    for rel in ("sections/.text", "elf"):
+        for restore in (False, True):
+            rewrite_once(ck, src, mnt, rel, restore)
+
+
+def rewrite_once(ck, src, mnt, rel, restore):
     a, view = os.path.join(src, "a"), os.path.join(mnt, "a")
+    what = f"{rel}, rewritten in place" + (" with its mtime put back" if restore else "")
     look(view)
     info = oracle.readelf([a])[a]
     text = [s for s in info.sections if s.name == ".text"][0]
-    path = os.path.join(view, "sections", ".text")
+    path = os.path.join(view, rel)
+    base = text.off if rel == "elf" else 0
     buf = mmap.mmap(-1, 1 << 20)  # page-aligned, for O_DIRECT
     fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
     try:
-        n = os.preadv(fd, [buf], 0)
-        ck.eq(n, text.size, "read before the rewrite")
+        n = os.preadv(fd, [buf], base & ~4095)
+        ck.ok(n > 0, f"{what}: read before the rewrite")
+        st = os.stat(a)
         with open(a, "r+b") as f:
             f.seek(text.off)
             old = f.read(text.size)
             f.seek(text.off)
             f.write(bytes(b ^ 0xFF for b in old))
+        if restore:
+            os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns))
+            ck.eq(os.stat(a).st_mtime_ns, st.st_mtime_ns, f"{what}: mtime put back")
         try:
-            n = os.preadv(fd, [buf], 0)
-            ck.fail(f"open file rewritten in place: {n} bytes read, not EIO "
-                    f"(new bytes: {bytes(buf[:n]) != old})")
+            n = os.preadv(fd, [buf], base & ~4095)
+            ck.fail(f"open file {what}: {n} bytes read, not EIO")
         except OSError as e:
-            ck.eq(e.errno, errno.EIO, f"open file rewritten in place: {e}")
+            ck.eq(e.errno, errno.EIO, f"open file {what}: {e}")
     finally:
         os.close(fd)
     time.sleep(WAIT)
     fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
     try:
-        n = os.preadv(fd, [buf], 0)
-        ck.ok(bytes(buf[:n]) == bytes(b ^ 0xFF for b in old), "new bytes after the timeout")
+        n = os.preadv(fd, [buf], base & ~4095)
+        skip = base - (base & ~4095)
+        got = bytes(buf[skip:skip + text.size]) if n >= skip + text.size else None
+        ck.ok(got == bytes(b ^ 0xFF for b in old), f"{what}: new bytes after the timeout")
     finally:
         os.close(fd)
         buf.close()
@@ -254,6 +274,61 @@ def run_dir_became_file(ck, args):
         shutil.rmtree(src)
 
 
+SHED_NOFILE = 16  # the binary cache then keeps 16 / 4 = 4 descriptors
+SHED_OTHERS = 8
+
+
+def daemon_fds_of(pid, part):
+    """Descriptors of process pid whose target contains part."""
+    n = 0
+    for f in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            n += part in os.readlink(f"/proc/{pid}/fd/{f}")
+        except OSError:
+            pass
+    return n
+
+
+def run_dir_became_file_shed(ck, what):
+    """The same case on the descriptor-shedding path, forced: bin's view is
+    parsed and held (its sections/ open), its descriptor given back because
+    8 other binaries were parsed under a limit of 4, then swap becomes a
+    file; `what` (listdir sections, or open info) is ENOENT, not EIO, and
+    the daemon exits cleanly once the held directory is closed."""
+    src = tempfile.mkdtemp(prefix="elffs-chg-")
+    tag = f"nommap, descriptors given back: {what}"
+    try:
+        os.mkdir(os.path.join(src, "swap"))
+        shutil.copy(fixture("pie"), os.path.join(src, "swap", "bin"))
+        for i in range(SHED_OTHERS):
+            with open(os.path.join(src, f"o{i}"), "wb") as f, open(fixture("exec"), "rb") as e:
+                f.write(e.read() + b"%d" % i)  # distinct files: one view each
+        args = ["-o", "timeout=1000,nommap"]
+        with Mount(ck, src, args, prefix=["prlimit", f"--nofile={SHED_NOFILE}", "--"]) as m:
+            bin_ = os.path.join(m.path, "swap", "bin")
+            held = os.open(os.path.join(bin_, "sections"), os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                ck.eq(daemon_fds_of(m.proc.pid, "/swap/bin"), 1, f"{tag}: bin's descriptor "
+                      "while its view is new")
+                for i in range(SHED_OTHERS):
+                    os.listdir(os.path.join(m.path, f"o{i}", "sections"))
+                # the path under test is reached only if this holds
+                ck.eq(daemon_fds_of(m.proc.pid, "/swap/bin"), 0, f"{tag}: bin's descriptor "
+                      "given back")
+                os.rename(os.path.join(src, "swap"), os.path.join(src, "swap.d"))
+                shutil.copy(fixture("pie"), os.path.join(src, "swap"))
+                if what == "listdir sections":
+                    ck.errno_is(errno.ENOENT, tag, os.listdir, os.path.join(bin_, "sections"))
+                else:
+                    ck.errno_is(errno.ENOENT, tag,
+                                lambda p: os.close(os.open(p, os.O_RDONLY)),
+                                os.path.join(bin_, "info"))
+            finally:
+                os.close(held)
+    finally:
+        shutil.rmtree(src)
+
+
 def main():
     require_fuse()
     ck = Checker("changes")
@@ -264,6 +339,8 @@ def main():
     run_default_timeout(ck)
     for args in ([], ["-o", "nommap"]):
         run_dir_became_file(ck, args)
+    for what in ("listdir sections", "open info"):
+        run_dir_became_file_shed(ck, what)
     ck.finish()
 
 

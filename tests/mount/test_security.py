@@ -11,6 +11,14 @@
   the owner, group and other read bits (files and directories), every
   user gets through the mount exactly the outcome (bytes or EACCES) that
   the same user gets reading the source itself.
+- POSIX ACLs, with allow_other: files with named-user, group and default
+  ACL entries that deny a user, and directories whose ACL denies a user
+  search: that user gets EACCES through the mount for every entry of the
+  binary's view (elf, info, sections/ listing, a section's bytes and
+  user.elf.* attributes, the binary's directory listing, the lookup below a
+  denied directory), and for the target of the .build-id link of a binary
+  it cannot read; the others read them. Both backends (the daemon before
+  this check honoured mode bits only).
 - Every mutating call (open for writing, create, mkdir, mknod, unlink,
   rmdir, rename, link, symlink, chmod, chown, utime, truncate, setxattr,
   removexattr) on every kind of node fails with EROFS; SOURCE is unchanged;
@@ -174,6 +182,122 @@ def check_perms(ck, src, mnt):
         ck.ok(any(v == text for v in on_mnt.values()) and
               any(v == "EACCES" for v in on_mnt.values()),
               f"{user}: the cases gave no read or no EACCES: {on_mnt}")
+
+
+# name: (setfacl arguments, what they apply to: "file" or "dir"); each case
+# is <src>/acl/<name>/bin, a copy of the fixture exec, mode 0644 in a 0755
+# directory before the ACL
+ACL_CASES = {
+    "user": (["-m", "u:nobody:---"], "file"),
+    "user2": (["-m", f"u:{USERS[1]}:---"], "file"),
+    "group": (["-m", f"g:{GROUP}:---"], "file"),
+    "dir": (["-m", "u:nobody:---"], "dir"),
+    "dirx": (["-m", f"u:{USERS[0]}:r--"], "dir"),  # may list, may not search
+    "default": (["-d", "-m", "u:nobody:---"], "dir"),  # the file is made after
+    "none": ([], "file"),
+}
+
+ACL_PROBE = r"""
+import errno, hashlib, json, os, sys
+def outcome(fn):
+    try:
+        return fn()
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+def read(p):
+    with open(p, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+out = {}
+for b in json.loads(sys.argv[1]):
+    out[b] = {
+        "elf": outcome(lambda: read(b + "/elf")),
+        "info": outcome(lambda: "ok" if read(b + "/info") else "ok"),
+        "sections": outcome(lambda: "ok" if os.listdir(b + "/sections") else "empty"),
+        "text": outcome(lambda: read(b + "/sections/.text")),
+        "xattr": outcome(lambda: os.getxattr(b + "/sections/.text", "user.elf.type").decode()),
+        "list": outcome(lambda: "ok" if os.listdir(b) else "empty"),
+    }
+print(json.dumps(out))
+"""
+
+READLINKS = r"""
+import errno, json, os, sys
+out = {}
+for p in json.loads(sys.argv[1]):
+    try:
+        out[p] = os.readlink(p)
+    except OSError as e:
+        out[p] = errno.errorcode.get(e.errno, str(e.errno))
+print(json.dumps(out))
+"""
+
+
+def build_acls(root):
+    for name, (args, what) in ACL_CASES.items():
+        d = os.path.join(root, "acl", name)
+        os.makedirs(d)
+        os.chmod(d, 0o755)
+        b = os.path.join(d, "bin")
+        if what == "dir" and args:
+            subprocess.run(["setfacl"] + args + [d], check=True)
+        shutil.copy(fixture("exec"), b)
+        with open(b, "ab") as f:
+            f.write(name.encode())  # a file of its own (one view each)
+        if what == "file":
+            os.chmod(b, 0o644)
+            if args:
+                subprocess.run(["setfacl"] + args + [b], check=True)
+
+
+def check_acls(ck, src, args):
+    """Each user gets through the mount what the source's ACLs give them."""
+    bins_src = [os.path.join(src, "acl", n, "bin") for n in ACL_CASES]
+    whole = {b: sha(open(b, "rb").read()) for b in bins_src}
+    text = sha(section_bytes(fixture("exec"), ".text"))
+    tag = " ".join(args)
+
+    def body(m):
+        bins_mnt = [os.path.join(m.path, "acl", n, "bin") for n in ACL_CASES]
+        root_links = {}
+        bid = os.path.join(m.path, ".build-id")
+        for xx in os.listdir(bid):
+            for rest in os.listdir(os.path.join(bid, xx)):
+                p = os.path.join(bid, xx, rest)
+                root_links[p] = os.readlink(p)
+        ck.ok(any("acl/" in t for t in root_links.values()), f"{tag}: no .build-id link "
+              f"leads into acl/: {sorted(root_links.values())[:4]}")
+        link_src = {}
+        for p, target in root_links.items():
+            rel = os.path.relpath(os.path.normpath(os.path.join(os.path.dirname(p), target)),
+                                  m.path)
+            link_src[p] = os.path.join(src, os.path.dirname(rel))
+        for user in USERS + ["nobody"]:
+            try:
+                on_src = run_as(user, PROBE, json.dumps(bins_src + sorted(link_src.values())))
+                on_mnt = run_as(user, ACL_PROBE, json.dumps(bins_mnt))
+                links = run_as(user, READLINKS, json.dumps(sorted(root_links)))
+            except (RuntimeError, subprocess.TimeoutExpired, ValueError) as e:
+                ck.fail(f"{tag}: {e}")
+                continue
+            for bs, bm in zip(bins_src, bins_mnt):
+                ok = on_src[bs] == whole[bs]
+                want = {"elf": whole[bs], "info": "ok", "sections": "ok", "text": text,
+                        "xattr": "PROGBITS", "list": "ok"} if ok else None
+                what = f"{tag}: {user}: {os.path.relpath(bm, m.path)} (source: " \
+                       f"{'readable' if ok else on_src[bs]})"
+                if ok:
+                    ck.eq(on_mnt[bm], want, what)
+                else:
+                    ck.eq(set(on_mnt[bm].values()), {"EACCES"}, what)
+                ck.count("acl_checks")
+            for p, target in root_links.items():
+                ok = len(on_src[link_src[p]]) == 64  # a digest: the user read it
+                ck.eq(links[p], target if ok else "EACCES",
+                      f"{tag}: {user}: readlink {os.path.relpath(p, m.path)} -> {target}")
+            ck.ok(any(set(v.values()) == {"EACCES"} for v in on_mnt.values()),
+                  f"{tag}: {user}: no case was denied: {on_mnt}")
+
+    run_mounted(ck, src, ["-o", "allow_other,buildid=.build-id,timeout=0.1"] + args, body)
 
 
 def build_links(root, secret_dir):
@@ -425,6 +549,7 @@ def main():
             shutil.copy(fixture("exec"), os.path.join(src, "pub"))
             os.chmod(os.path.join(src, "pub"), 0o644)
             build_perms(src)
+            build_acls(src)
             links = build_links(src, secret_dir)
             before = snapshot(src)
 
@@ -436,6 +561,8 @@ def main():
                 ck.ok(m.alive(), "daemon died")
 
             run_mounted(ck, src, ["-o", "allow_other,timeout=0.1"], body)
+            for args in ([], ["-o", "nommap"]):
+                check_acls(ck, src, args)
             check_forced_options(ck, src)
             after = snapshot(src)
             after.pop("x", None)
