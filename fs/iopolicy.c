@@ -35,6 +35,7 @@
  */
 #include "iopolicy.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +61,8 @@ static int parse_blksize(const char *text)
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v < 4096 || v > (16u << 20) ||
-	    (v & (v - 1))) {
+	if (errno || end == text || *end || !isdigit((unsigned char)text[0]) || v < 4096 ||
+	    v > (16u << 20) || (v & (v - 1))) {
 		fprintf(stderr,
 		        "elffs: bad iosize '%s' (bytes, a power of two, 4096 to 16777216)\n", text);
 		return -1;

@@ -4,6 +4,7 @@
 #include "iopolicy.h"
 #include "membudget.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -20,7 +21,8 @@ enum {
 	KEY_SUBTYPE,
 	KEY_ALLOW_OTHER,
 	KEY_ALLOW_ROOT,
-	KEY_MAX_READ
+	KEY_MAX_READ,
+	KEY_MAX_THREADS,
 };
 
 #define ELFFS_OPT(t, field, v)                                                                     \
@@ -45,6 +47,7 @@ static const struct fuse_opt specs[] = {
         FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
         FUSE_OPT_KEY("allow_root", KEY_ALLOW_ROOT),
         FUSE_OPT_KEY("max_read=", KEY_MAX_READ),
+        FUSE_OPT_KEY("max_threads=", KEY_MAX_THREADS),
         /* Options mount(8) and fstab pass that mean nothing here; rw is
          * dropped because the mount is always read-only. */
         FUSE_OPT_KEY("rw", FUSE_OPT_KEY_DISCARD),
@@ -60,6 +63,28 @@ static const struct fuse_opt specs[] = {
         FUSE_OPT_END,
 };
 
+/* A plain decimal count (digits only: no space, sign or suffix) in *out:
+ * 0, or -1. */
+static int parse_count(const char *text, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtoull(text, &end, 10);
+	return errno || end == text || *end || !isdigit((unsigned char)text[0]) ? -1 : 0;
+}
+
+/* -o max_threads=N: 1 to ELFFS_MAX_THREADS (libfuse takes 0 and -1
+ * without a word); 1 keeps the option for libfuse, -1 refuses it. */
+static int check_max_threads(const char *text)
+{
+	unsigned long long n;
+	if (parse_count(text, &n) < 0 || n < 1 || n > ELFFS_MAX_THREADS) {
+		fprintf(stderr, "elffs: bad max_threads '%s' (1 to %d)\n", text, ELFFS_MAX_THREADS);
+		return -1;
+	}
+	return 1;
+}
+
 /* -o max_read=BYTES: the largest read request, 4096 to 1048576 (libfuse's
  * buffer); 1 keeps the option for libfuse, -1 refuses it. */
 static int parse_max_read(const char *text)
@@ -67,7 +92,8 @@ static int parse_max_read(const char *text)
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v < 4096 || v > (1u << 20)) {
+	if (errno || end == text || *end || !isdigit((unsigned char)text[0]) || v < 4096 ||
+	    v > (1u << 20)) {
 		fprintf(stderr, "elffs: bad max_read '%s' (bytes, 4096 to 1048576)\n", text);
 		return -1;
 	}
@@ -118,6 +144,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		return 1;
 	case KEY_MAX_READ: /* kept for libfuse; INIT must answer the same (ops.c) */
 		return parse_max_read(arg + strlen("max_read="));
+	case KEY_MAX_THREADS:
+		return check_max_threads(arg + strlen("max_threads="));
 	case FUSE_OPT_KEY_OPT:
 		return strncmp(arg, "x-", 2) == 0 ? 0 : 1; /* x-systemd.* and friends */
 	case FUSE_OPT_KEY_NONOPT:
@@ -186,21 +214,13 @@ static int parse_timeout(struct elffs_opts *o)
 	char *end;
 	errno = 0;
 	double t = strtod(o->timeout, &end);
-	if (errno || end == o->timeout || *end || !isfinite(t) || t < 0 || t > 31536000.0) {
+	if (errno || end == o->timeout || *end || !isfinite(t) || t < 0 || t > 31536000.0 ||
+	    !(isdigit((unsigned char)o->timeout[0]) || o->timeout[0] == '.')) {
 		fprintf(stderr, "elffs: bad timeout '%s' (seconds, 0 to 31536000)\n", o->timeout);
 		return -1;
 	}
 	o->timeout_s = t;
 	return 0;
-}
-
-/* A plain decimal count (no sign, no suffix) in *out: 0, or -1. */
-static int parse_count(const char *text, unsigned long long *out)
-{
-	char *end;
-	errno = 0;
-	*out = strtoull(text, &end, 10);
-	return errno || end == text || *end || text[0] == '-' ? -1 : 0;
 }
 
 static int parse_readahead(struct elffs_opts *o)
@@ -314,6 +334,50 @@ static bool is_fuse_fd(const char *mnt)
 	return sscanf(mnt, "/dev/fd/%d%n", &fd, &end) == 1 && end > 0 && !mnt[end] && fd >= 0;
 }
 
+/* Undo mountinfo's octal escapes (\040 for a space, ...) of s in place. */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; w++)
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w = *r++;
+		}
+	*w = '\0';
+}
+
+/* Whether the directory at absolute path mnt is the root of an elffs mount
+ * already (a second daemon there would stack on the first without a word):
+ * the source it shows into src (size bytes). */
+static bool elffs_mounted_at(const char *mnt, char *src, size_t size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char point[4096], type[64], from[4096];
+		char *dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
+		    sscanf(dash + 3, "%63s %4095s", type, from) != 2)
+			continue;
+		unescape(point);
+		unescape(from);
+		if (strcmp(type, "fuse.elffs") == 0 && strcmp(point, mnt) == 0) {
+			snprintf(src, size, "%s", from);
+			found = true;
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
 /* The mount point must be a directory: on a regular file the kernel would
  * make a mount whose root (a directory) answers EIO to everything. */
 static int check_mountpoint(const char *mnt)
@@ -327,6 +391,16 @@ static int check_mountpoint(const char *mnt)
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "elffs: mount point %s: not a directory\n", mnt);
+		return ELFFS_EXIT_MOUNT;
+	}
+	char *abs = realpath(mnt, NULL), src[4096];
+	bool stacked = abs && elffs_mounted_at(abs, src, sizeof(src));
+	free(abs);
+	if (stacked) {
+		fprintf(stderr,
+		        "elffs: mount point %s: already an elffs mount (of %s); unmount it first "
+		        "(fusermount3 -u %s)\n",
+		        mnt, src, mnt);
 		return ELFFS_EXIT_MOUNT;
 	}
 	return ELFFS_OPTIONS_RUN;

@@ -7,6 +7,7 @@
 /* The mount's readahead window when running as root (docs/benchmarks.md:
  * cold sequential reads 1.14x-1.25x faster than the kernel's 128 KiB). */
 #define ELFFS_READAHEAD_KB 1024
+#define ELFFS_MAX_THREADS  10000 /* -o max_threads= accepts 1 to this */
 
 /*
  * Exit statuses (docs/elffs.1, EXIT STATUS). 1 and 32 are mount(8)'s

@@ -80,6 +80,16 @@ def usage_errors(ck, src, mnt):
         (["-o", "no_such_option", src, mnt], "unknown -o option", "no_such_option"),
         (["-o", "timeout=soon", src, mnt], "bad timeout value", "timeout"),
         (["-o", "readahead=2", src, mnt], "bad readahead value", "readahead"),
+        # digits only, wherever the space is (' 16' was taken, '16 ' refused)
+        (["-o", "memory= 16", src, mnt], "memory with a leading space", "memory"),
+        (["-o", "memory=16 ", src, mnt], "memory with a trailing space", "memory"),
+        (["-o", "timeout= 1", src, mnt], "timeout with a leading space", "timeout"),
+        (["-o", "max_read= 8192", src, mnt], "max_read with a leading space", "max_read"),
+        (["-o", "iosize= 8192", src, mnt], "iosize with a leading space", "iosize"),
+        (["-o", "timeout=31536001", src, mnt], "timeout over its bound", "31536000"),
+        # libfuse mounted these without a word
+        (["-o", "max_threads=0", src, mnt], "max_threads=0", "max_threads"),
+        (["-o", "max_threads=-1", src, mnt], "max_threads=-1", "max_threads"),
         ([src, mnt, "-o"], "-o without a value", None),
     ]
     for args, what, word in cases:
@@ -147,6 +157,31 @@ def mount_errors(ck, src, tmp, mnt):
     # mount fails after every check of elffs passed.
     expect(ck, ["-f", "-o", "blksize=4096", src, mnt], MOUNT, "mount refused by the kernel", mnt,
            "mount failed")
+    stacked_and_shared(ck, src, mnt)
+
+
+def stacked_and_shared(ck, src, mnt):
+    """A second daemon on a mount point elffs already serves is refused (it
+    used to stack on the first without a word); allow_root beside
+    allow_other is what libfuse applies (root and the owner only), so the
+    build-id index is not turned off for other users and the log says
+    nothing of allow_other."""
+    rc, text = run(["-o", "allow_other,allow_root", src, mnt])
+    if not ck.eq(rc, 0, f"mount with allow_other,allow_root ({text.strip()[-300:]!r})"):
+        return
+    try:
+        ck.ok("build-id index off" not in text, f"allow_root: the log says the index is off: "
+              f"{text!r}")
+        ck.ok(os.path.isdir(os.path.join(mnt, ".build-id")), "allow_root: no .build-id")
+        expect_left = mount_entry(mnt)
+        rc, text = run([src, mnt])
+        ck.eq(rc, MOUNT, f"a second daemon on {mnt}: exit status ({text.strip()[-300:]!r})")
+        ck.ok("already an elffs mount" in text, f"a second daemon: no message ({text!r})")
+        ck.eq(mount_entry(mnt), expect_left, "a second daemon changed the mount")
+        with open("/proc/self/mountinfo") as f:
+            ck.eq(sum(1 for line in f if f" {mnt} " in line), 1, f"mounts at {mnt}")
+    finally:
+        force_unmount(mnt)
 
 
 def helper_convention(ck, src, tmp, mnt):
