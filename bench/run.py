@@ -6,7 +6,8 @@
 
 Groups, in order: libelf (5), meta (4), seq (1, 2, 6), rand (3, 6),
 memory (7), sweep (the plot's data), io (issue 14: I/O policy),
-lsdir (issue 14: first ls -l of a 1,200-file directory). Needs root (drop_caches, bdi
+lsdir (issue 14: first ls -l of a 1,200-file directory), access (issue 20:
+other users checked against SOURCE under allow_other). Needs root (drop_caches, bdi
 read_ahead_kb) and /dev/fuse. Exits 1 if a group failed.
 """
 import argparse
@@ -18,6 +19,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import inputs  # noqa: E402
+import m_access  # noqa: E402
 import m_io  # noqa: E402
 import m_libelf  # noqa: E402
 import m_memory  # noqa: E402
@@ -28,7 +30,7 @@ import m_sweep  # noqa: E402
 from benchlib import Ctx, log, save  # noqa: E402
 from report import table_text  # noqa: E402
 
-GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "lsdir"]
+GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "lsdir", "access"]
 BIG_MIB = 1024
 MEMORY_LIB_BYTES = 400 * 10**6  # with the 1 GiB section: about 1.5 GB served
 
@@ -58,6 +60,10 @@ def group_io(ctx):
 
 def group_lsdir(ctx):
     m_meta.ls_dir(ctx)
+
+
+def group_access(ctx):
+    m_access.measure(ctx, *inputs.big_elf(ctx, BIG_MIB))
 
 
 def group_memory(ctx):
