@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import time
 
+import inputs
 import mounts
 from benchlib import add_row, drop_caches, kv, log, median, run, warm
 
@@ -40,8 +41,7 @@ def _walk_script(mnt, names):
 def measure(ctx, big, off, size):
     tree = os.environ.get("ELFFS_BENCH_LSDIR") or LS_DIR
     names = sorted(n for n in os.listdir(tree)
-                   if os.path.isfile(os.path.join(tree, n)) and
-                   not os.path.islink(os.path.join(tree, n)))[:300]
+                   if inputs.is_elf(os.path.join(tree, n)))[:300]
     top = tempfile.mkdtemp(prefix="elffs-bench-access-")
     os.chmod(top, 0o755)
     bigdir = os.path.join(top, "bigsrc")
