@@ -975,7 +975,9 @@ typedef struct pfelf_reloc {
 	uint64_t offset; /* r_offset; for RELR the address relocated */
 	uint64_t info;   /* r_info as readelf shows it (MIPS64 little endian: reordered, see
 	                    below); 0 for RELR */
-	uint32_t type;   /* ELF32: r_info & 0xff; ELF64: r_info & 0xffffffff; MIPS64: r_type */
+	uint32_t type;   /* ELF32: r_info & 0xff; ELF64: r_info & 0xffffffff; MIPS64: r_type;
+	                    ELF64 EM_SPARCV9: r_info & 0xff (readelf's ELF64_R_TYPE_ID: bits
+	                    8..31 are R_SPARC_OLO10's second addend, see pfelf_reloc_type_data) */
 	uint32_t sym;    /* ELF32: r_info >> 8; ELF64: r_info >> 32; 0 for RELR */
 	int64_t addend;  /* r_addend, sign-extended for ELF32; 0 for REL and RELR */
 	bool has_addend; /* a SHT_RELA entry */
@@ -1042,11 +1044,34 @@ PFELF_API void pfelf_reloc_seek(pfelf_reloc_iter *it, const pfelf_reloc_pos *pos
 
 /**
  * The relocation type name readelf -r prints for e_machine machine
- * ("R_X86_64_JUMP_SLOT"): x86-64, i386, AArch64, ARM, RISC-V, PPC64, PPC,
- * MIPS and S/390. A static string, or NULL for a type without a name or
- * another machine (readelf then prints "unrecognized: %-7lx").
+ * ("R_X86_64_JUMP_SLOT"), for every machine binutils 2.40's readelf names
+ * types of (x86-64, i386, AArch64, ARM, RISC-V, PPC64, PPC, MIPS, S/390,
+ * SPARC, IA-64, Alpha, ARC, C-SKY, M68K, BPF, LoongArch, SH, PA-RISC and
+ * 58 more tables). A static string, or NULL for a type without a name or
+ * a machine without a table (readelf then prints "unrecognized: %-7lx").
+ * Two machines have two tables, chosen by the ELF header: this takes
+ * e_flags 0 and OS/ABI 0 (MSP430: MSP430X names; NFP: NFP-6xxx names);
+ * pfelf_reloc_type_string_hdr() chooses as readelf does.
  */
 PFELF_API const char *pfelf_reloc_type_string(uint16_t machine, uint32_t type);
+
+/**
+ * The same for a file with header eh (its e_machine, e_flags and
+ * EI_OSABI): EM_MSP430 has MSP430X names when (e_flags & 0xff) is 45 or
+ * the OS/ABI is 0, the old MSP430 names otherwise; EM_NFP has NFP-32xx
+ * names when (e_flags >> 8) & 0xffff is 0x3200. NULL as above, or when
+ * eh is NULL.
+ */
+PFELF_API const char *pfelf_reloc_type_string_hdr(const pfelf_ehdr *eh, uint32_t type);
+
+/**
+ * R_SPARC_OLO10's second addend, which readelf -r prints as " + %lx"
+ * after the entry (as an unsigned 64-bit value) when e_machine is
+ * EM_SPARCV9 (43) and the type is R_SPARC_OLO10: bits 8..31 of r_info,
+ * sign-extended from 24 bits (readelf's ELF64_R_TYPE_DATA; in an ELF32
+ * file those are r_sym's bits, and readelf prints them so).
+ */
+PFELF_API int64_t pfelf_reloc_type_data(const pfelf_reloc *r);
 
 /**
  * The same written into buf: the name, or "unrecognized: %x" as readelf
