@@ -404,7 +404,20 @@ PFELF_API int pfelf_drop_pages(pfelf_file *f);
  * -ENOSPC when buf is too small (then buf holds a cut string).
  */
 
-/** Section type ("PROGBITS", "NOBITS", "GNU_HASH", "ARM_EXIDX", ...). */
+/**
+ * Section type as readelf -SW prints it ("PROGBITS", "GNU_HASH",
+ * "ARM_EXIDX", "ARC_ATTRIBUTES", "IA_64_UNWIND", "V850 Small Common", ...):
+ * every processor and user type binutils 2.40 names, for each machine;
+ * "LOPROC+0x1", "LOOS+0x5", "LOUSER+0x2" or "0000000c: <unknown>"
+ * otherwise. The OS range depends on osabi (EI_OSABI) as for readelf:
+ * Solaris' names for ELFOSABI_SOLARIS, GNU_ATTRIBUTES and
+ * GNU_INCREMENTAL_INPUTS for the others; IA-64 has its own (OpenVMS')
+ * whatever osabi says, and names 0x78XX0000.. by the OS/ABI XX.
+ */
+PFELF_API int pfelf_section_type_name_os(uint32_t type, uint16_t machine, uint8_t osabi,
+                                         char *buf, size_t buflen);
+
+/** The same for OS/ABI 0 (ELFOSABI_NONE). */
 PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf, size_t buflen);
 
 /**
