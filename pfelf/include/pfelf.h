@@ -414,8 +414,8 @@ PFELF_API int pfelf_drop_pages(pfelf_file *f);
  * GNU_INCREMENTAL_INPUTS for the others; IA-64 has its own (OpenVMS')
  * whatever osabi says, and names 0x78XX0000.. by the OS/ABI XX.
  */
-PFELF_API int pfelf_section_type_name_os(uint32_t type, uint16_t machine, uint8_t osabi,
-                                         char *buf, size_t buflen);
+PFELF_API int pfelf_section_type_name_os(uint32_t type, uint16_t machine, uint8_t osabi, char *buf,
+                                         size_t buflen);
 
 /** The same for OS/ABI 0 (ELFOSABI_NONE). */
 PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf, size_t buflen);
