@@ -19,7 +19,8 @@ static int print_section(pfelf_file *f, uint32_t index)
 	int ret = pfelf_section(f, index, &sh);
 	if (ret < 0)
 		return ret;
-	ret = pfelf_section_type_name(sh->type, pfelf_header(f)->machine, type, sizeof(type));
+	ret = pfelf_section_type_name_os(sh->type, pfelf_header(f)->machine, pfelf_header(f)->osabi,
+	                                 type, sizeof(type));
 	if (ret < 0)
 		return ret;
 	printf("[%u] %s %s\n", index, type, sh->name);

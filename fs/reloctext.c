@@ -4,7 +4,11 @@
  * under sections/, a blank, then the line readelf -rW prints for the entry,
  * byte for byte (offset, info, type, symbol value, symbol name with its
  * version, addend; a RELR address alone). ELF64 MIPS entries carry
- * readelf's Type2 and Type3 lines appended as they are. Names are fields
+ * readelf's Type2 and Type3 lines appended as they are. Type names are
+ * pfelf's (every machine readelf 2.40 names), and readelf's two machine
+ * quirks are kept: Alpha's R_ALPHA_LITUSE (RELA) shows its addend's
+ * meaning instead of the symbol, SPARC V9's R_SPARC_OLO10 ends with
+ * " + <second addend>". Names are fields
  * (textline.h). Made line by line (textview.h) through pfelf's iterator:
  * a thread's last position is kept, so lines read in order cost one step
  * each; a RELR section keeps its position every RELOC_CHECK_EVERY
@@ -296,15 +300,28 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const struct relsec *s,
 		put_addend(b, r, " + ", " - ");
 }
 
-static void put_type(struct linebuf *b, uint16_t m, uint32_t type, bool main)
+static const char *put_type(struct linebuf *b, const pfelf_ehdr *eh, uint32_t type, bool main)
 {
-	const char *name = pfelf_reloc_type_string(m, type);
+	const char *name = pfelf_reloc_type_string_hdr(eh, type);
 	if (!name)
 		lb_printf(b, "unrecognized: %-7x", type);
 	else if (main)
 		lb_printf(b, "%-22s", name);
 	else
 		lb_printf(b, "%-17.17s", name);
+	return name;
+}
+
+/* Alpha's R_ALPHA_LITUSE in a RELA section: readelf shows what its addend
+ * says instead of the symbol (" (JSR)"), or the addend it does not know. */
+static void put_lituse(struct linebuf *b, int64_t addend)
+{
+	static const char *const use[] = {"ADDR",  "BASE",   "BYTOFF",   "JSR",
+	                                  "TLSGD", "TLSLDM", "JSRDIRECT"};
+	if (addend >= 0 && addend < (int64_t)(sizeof(use) / sizeof(use[0])))
+		lb_printf(b, " (%s)", use[addend]);
+	else
+		lb_printf(b, " <unknown addend: %" PRIx64 ">", (uint64_t)addend);
 }
 
 static int reloc_line(void *ctx, uint64_t i, char *buf)
@@ -332,18 +349,23 @@ static int reloc_line(void *ctx, uint64_t i, char *buf)
 		lb_printf(&b, "%16.16" PRIx64 "  %16.16" PRIx64 " ", r.offset, r.info);
 	else
 		lb_printf(&b, "%8.8" PRIx64 "  %8.8" PRIx64 " ", r.offset, r.info);
-	put_type(&b, v->eh.machine, r.type, true);
-	if (r.sym && s->sym_ok && r.sym < s->nsym) {
+	const char *name = put_type(&b, &v->eh, r.type, true);
+	if (v->eh.machine == EM_ALPHA && r.has_addend && name &&
+	    strcmp(name, "R_ALPHA_LITUSE") == 0) {
+		put_lituse(&b, r.addend);
+	} else if (r.sym && s->sym_ok && r.sym < s->nsym) {
 		put_symbol(&b, v->f, s, &r, is64);
 	} else if (!r.sym && r.has_addend) {
 		lb_printf(&b, "%*c", is64 ? 20 : 12, ' ');
 		put_addend(&b, &r, "", "-");
 	}
+	if (v->eh.machine == EM_SPARCV9 && name && strcmp(name, "R_SPARC_OLO10") == 0)
+		lb_printf(&b, " + %" PRIx64, (uint64_t)pfelf_reloc_type_data(&r));
 	if (is64 && v->eh.machine == EM_MIPS) {
 		lb_printf(&b, "                    Type2: ");
-		put_type(&b, EM_MIPS, r.type2, false);
+		put_type(&b, &v->eh, r.type2, false);
 		lb_printf(&b, "                    Type3: ");
-		put_type(&b, EM_MIPS, r.type3, false);
+		put_type(&b, &v->eh, r.type3, false);
 	}
 	return lb_end(&b);
 }

@@ -62,7 +62,8 @@ static int section_value(const struct xattr_hdr *f, const char *key, char *buf)
 	if (strcmp(key, "index") == 0)
 		return dec(buf, sh->index);
 	if (strcmp(key, "type") == 0)
-		return pfelf_section_type_name(sh->type, f->machine, buf, XATTR_VALUE_MAX);
+		return pfelf_section_type_name_os(sh->type, f->machine, f->osabi, buf,
+		                                  XATTR_VALUE_MAX);
 	if (strcmp(key, "flags") == 0)
 		return pfelf_section_flags_string(sh->flags, f->machine, f->osabi, buf,
 		                                  XATTR_VALUE_MAX);

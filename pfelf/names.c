@@ -58,10 +58,10 @@ static const struct name sht_names[] = {
         {0x7ffffffd, "AUXILIARY"},
         {0x7fffffff, "FILTER"},
         {0x6ffffff7, "GNU_LIBLIST"},
-        {0x6ffffff5, "GNU_ATTRIBUTES"},
-        {0x6fff4700, "GNU_INCREMENTAL_INPUTS"},
 };
 
+/* Processor types (0x70000000..0x7fffffff) of each machine readelf 2.40
+ * names some of, as its -S prints them; the user range of V850. */
 static const struct name sht_arm[] = {
         {0x70000001, "ARM_EXIDX"},          {0x70000002, "ARM_PREEMPTMAP"},
         {0x70000003, "ARM_ATTRIBUTES"},     {0x70000004, "ARM_DEBUGOVERLAY"},
@@ -70,6 +70,36 @@ static const struct name sht_arm[] = {
 static const struct name sht_x86_64[] = {{0x70000001, "X86_64_UNWIND"}};
 static const struct name sht_aarch64[] = {{0x70000003, "AARCH64_ATTRIBUTES"}};
 static const struct name sht_riscv[] = {{0x70000003, "RISCV_ATTRIBUTES"}};
+static const struct name sht_arc[] = {{0x70000001, "ARC_ATTRIBUTES"}};
+static const struct name sht_csky[] = {{0x70000001, "CSKY_ATTRIBUTES"}};
+static const struct name sht_nfp[] = {{0x70000001, "NFP_MECONFIG"}, {0x70000002, "NFP_INITREG"}};
+static const struct name sht_msp430[] = {{0x70000003, "MSP430_ATTRIBUTES"},
+                                         {0x7f000005, "MSP430_SEC_FLAGS"},
+                                         {0x7f000006, "MSP430_SYM_ALIASES"}};
+static const struct name sht_c6000[] = {
+        {0x70000001, "C6000_UNWIND"},     {0x70000002, "C6000_PREEMPTMAP"},
+        {0x70000003, "C6000_ATTRIBUTES"}, {0x7f000000, "TI_ICODE"},
+        {0x7f000001, "TI_XREF"},          {0x7f000002, "TI_HANDLER"},
+        {0x7f000003, "TI_INITINFO"},      {0x7f000004, "TI_PHATTRS"},
+};
+static const struct name sht_parisc[] = {
+        {0x70000000, "PARISC_EXT"},   {0x70000001, "PARISC_UNWIND"}, {0x70000002, "PARISC_DOC"},
+        {0x70000003, "PARISC_ANNOT"}, {0x70000004, "PARISC_DLKM"},   {0x70000008, "PARISC_SYMEXTN"},
+        {0x70000009, "PARISC_STUBS"},
+};
+static const struct name sht_v850[] = {
+        {0x70000000, "V850 Small Common"}, {0x70000001, "V850 Tiny Common"},
+        {0x70000002, "V850 Zero Common"},  {0x80000000, "RENESAS IOP"},
+        {0xa0000000, "RENESAS INFO"},
+};
+/* IA-64: processor types, and OpenVMS' in the OS range (whatever the OS/ABI) */
+static const struct name sht_ia64[] = {
+        {0x60000000, "VMS_TRACE"},    {0x60000001, "VMS_TIE_SIGNATURES"},
+        {0x60000002, "VMS_DEBUG"},    {0x60000003, "VMS_DEBUG_STR"},
+        {0x60000004, "VMS_LINKAGES"}, {0x60000005, "VMS_SYMBOL_VECTOR"},
+        {0x60000006, "VMS_FIXUP"},    {0x70000000, "IA_64_EXT"},
+        {0x70000001, "IA_64_UNWIND"}, {0x79000000, "IA_64_PRIORITY_INIT"},
+};
 static const struct name sht_mips[] = {
         {0x70000000, "MIPS_LIBLIST"},       {0x70000001, "MIPS_MSYM"},
         {0x70000002, "MIPS_CONFLICT"},      {0x70000003, "MIPS_GPTAB"},
@@ -93,13 +123,26 @@ static const struct name sht_mips[] = {
         {0x70000029, "MIPS_PDR_EXCEPTION"}, {0x7000002a, "MIPS_ABIFLAGS"},
         {0x7000002b, "MIPS_XHASH"},
 };
+/* The OS range: GNU's, or Solaris' for ELFOSABI_SOLARIS (which then has no
+ * GNU_ATTRIBUTES), IA-64's above whatever the OS/ABI. */
+static const struct name sht_gnu[] = {{0x6fff4700, "GNU_INCREMENTAL_INPUTS"},
+                                      {0x6ffffff5, "GNU_ATTRIBUTES"}};
+static const struct name sht_solaris[] = {
+        {0x6fffffee, "SUNW_ancillary"}, {0x6fffffef, "SUNW_capchain"}, {0x6ffffff1, "SUNW_symsort"},
+        {0x6ffffff2, "SUNW_tlssort"},   {0x6ffffff3, "SUNW_LDYNSYM"},  {0x6ffffff4, "SUNW_dof"},
+        {0x6ffffff5, "SUNW_cap"},       {0x6ffffff8, "SUNW_DEBUGSTR"}, {0x6ffffff9, "SUNW_DEBUG"},
+        {0x6ffffffa, "SUNW_move"},      {0x6ffffffb, "SUNW_COMDAT"},
+};
 
-static const char *sht_proc(uint32_t type, uint16_t machine)
+/* A processor or user type's name on machine, or NULL. */
+static const char *sht_machine(uint32_t type, uint16_t machine)
 {
 	switch (machine) {
 	case EM_ARM:
 		return LOOKUP(sht_arm, type);
 	case EM_X86_64:
+	case 180: /* EM_L1OM */
+	case 181: /* EM_K1OM */
 		return LOOKUP(sht_x86_64, type);
 	case EM_AARCH64:
 		return LOOKUP(sht_aarch64, type);
@@ -108,24 +151,65 @@ static const char *sht_proc(uint32_t type, uint16_t machine)
 	case EM_MIPS:
 	case EM_MIPS_RS3_LE:
 		return LOOKUP(sht_mips, type);
+	case EM_ARC:
+	case EM_ARC_COMPACT:
+	case EM_ARCV2:
+		return LOOKUP(sht_arc, type);
+	case 252: /* EM_CSKY */
+		return LOOKUP(sht_csky, type);
+	case 250: /* EM_NFP */
+		return LOOKUP(sht_nfp, type);
+	case EM_MSP430:
+		return LOOKUP(sht_msp430, type);
+	case EM_TI_C6000:
+		return LOOKUP(sht_c6000, type);
+	case EM_PARISC:
+		return LOOKUP(sht_parisc, type);
+	case 36: /* EM_V800 */
+	case EM_V850:
+	case 0x9080: /* EM_CYGNUS_V850 */
+		return LOOKUP(sht_v850, type);
+	case EM_IA_64:
+		return LOOKUP(sht_ia64, type);
 	}
 	return NULL;
 }
 
-PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf, size_t buflen)
+PFELF_API int pfelf_section_type_name_os(uint32_t type, uint16_t machine, uint8_t osabi, char *buf,
+                                         size_t buflen)
 {
 	const char *n = LOOKUP(sht_names, type);
-	if (!n && type >= 0x70000000 && type <= 0x7fffffff)
-		n = sht_proc(type, machine);
 	if (n)
 		return pfelf__fmt(buf, buflen, "%s", n);
-	if (type >= 0x70000000 && type <= 0x7fffffff)
-		return pfelf__fmt(buf, buflen, "LOPROC+%#x", type - 0x70000000);
-	if (type >= 0x60000000 && type <= 0x6fffffff)
-		return pfelf__fmt(buf, buflen, "LOOS+%#x", type - 0x60000000);
-	if (type >= 0x80000000)
-		return pfelf__fmt(buf, buflen, "LOUSER+%#x", type - 0x80000000);
+	if (type >= 0x70000000 && type <= 0x7fffffff) {
+		/* IA-64: 0x78XX0000 are the OS/ABI XX's, named as e_ident's */
+		if (machine == EM_IA_64 && (type & 0xff000000) == 0x78000000)
+			return pfelf_osabi_name((uint8_t)(type >> 16), buf, buflen);
+		n = sht_machine(type, machine);
+		return n ? pfelf__fmt(buf, buflen, "%s", n)
+		         : pfelf__fmt(buf, buflen, "LOPROC+%#x", type - 0x70000000);
+	}
+	if (type >= 0x60000000 && type <= 0x6fffffff) {
+		if (machine == EM_IA_64)
+			n = LOOKUP(sht_ia64, type);
+		else if (osabi == ELFOSABI_SOLARIS)
+			n = LOOKUP(sht_solaris, type);
+		else
+			n = LOOKUP(sht_gnu, type);
+		return n ? pfelf__fmt(buf, buflen, "%s", n)
+		         : pfelf__fmt(buf, buflen, "LOOS+%#x", type - 0x60000000);
+	}
+	if (type >= 0x80000000) {
+		n = sht_machine(type, machine);
+		return n ? pfelf__fmt(buf, buflen, "%s", n)
+		         : pfelf__fmt(buf, buflen, "LOUSER+%#x", type - 0x80000000);
+	}
 	return pfelf__fmt(buf, buflen, "%08x: <unknown>", type);
+}
+
+PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf, size_t buflen)
+{
+	return pfelf_section_type_name_os(type, machine, 0, buf, buflen);
 }
 
 /* One readelf flag letter for the lowest set bit; *rest loses the bits it covers. */
@@ -146,7 +230,7 @@ static char flag_letter(uint64_t bit, uint64_t *rest, uint16_t machine, uint8_t 
 		return 'o';
 	}
 	if (bit & 0xf0000000) {
-		if (machine == EM_X86_64 && bit == 0x10000000)
+		if ((machine == EM_X86_64 || machine == 180 || machine == 181) && bit == 0x10000000)
 			return 'l';
 		if (machine == EM_ARM && bit == 0x20000000)
 			return 'y';

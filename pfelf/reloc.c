@@ -69,8 +69,16 @@ static void decode(const pfelf_file *f, const pfelf_relsec *s, const uint8_t *b,
 		return;
 	}
 	r->info = inf;
-	r->type = (uint32_t)inf;
+	/* SPARC V9: an 8-bit type, R_SPARC_OLO10's addend above it (readelf's
+	 * ELF64_R_TYPE_ID; pfelf_reloc_type_data) */
+	r->type = f->eh.machine == EM_SPARCV9 ? (uint32_t)(inf & 0xff) : (uint32_t)inf;
 	r->sym = (uint32_t)(inf >> 32);
+}
+
+PFELF_API int64_t pfelf_reloc_type_data(const pfelf_reloc *r)
+{
+	int64_t d = (int64_t)((r->info & 0xffffffff) >> 8);
+	return (d ^ 0x800000) - 0x800000;
 }
 
 PFELF_API int pfelf_reloc_get(pfelf_file *f, uint32_t index, uint64_t i, pfelf_reloc *out)

@@ -404,7 +404,20 @@ PFELF_API int pfelf_drop_pages(pfelf_file *f);
  * -ENOSPC when buf is too small (then buf holds a cut string).
  */
 
-/** Section type ("PROGBITS", "NOBITS", "GNU_HASH", "ARM_EXIDX", ...). */
+/**
+ * Section type as readelf -SW prints it ("PROGBITS", "GNU_HASH",
+ * "ARM_EXIDX", "ARC_ATTRIBUTES", "IA_64_UNWIND", "V850 Small Common", ...):
+ * every processor and user type binutils 2.40 names, for each machine;
+ * "LOPROC+0x1", "LOOS+0x5", "LOUSER+0x2" or "0000000c: <unknown>"
+ * otherwise. The OS range depends on osabi (EI_OSABI) as for readelf:
+ * Solaris' names for ELFOSABI_SOLARIS, GNU_ATTRIBUTES and
+ * GNU_INCREMENTAL_INPUTS for the others; IA-64 has its own (OpenVMS')
+ * whatever osabi says, and names 0x78XX0000.. by the OS/ABI XX.
+ */
+PFELF_API int pfelf_section_type_name_os(uint32_t type, uint16_t machine, uint8_t osabi, char *buf,
+                                         size_t buflen);
+
+/** The same for OS/ABI 0 (ELFOSABI_NONE). */
 PFELF_API int pfelf_section_type_name(uint32_t type, uint16_t machine, char *buf, size_t buflen);
 
 /**
@@ -975,7 +988,9 @@ typedef struct pfelf_reloc {
 	uint64_t offset; /* r_offset; for RELR the address relocated */
 	uint64_t info;   /* r_info as readelf shows it (MIPS64 little endian: reordered, see
 	                    below); 0 for RELR */
-	uint32_t type;   /* ELF32: r_info & 0xff; ELF64: r_info & 0xffffffff; MIPS64: r_type */
+	uint32_t type;   /* ELF32: r_info & 0xff; ELF64: r_info & 0xffffffff; MIPS64: r_type;
+	                    ELF64 EM_SPARCV9: r_info & 0xff (readelf's ELF64_R_TYPE_ID: bits
+	                    8..31 are R_SPARC_OLO10's second addend, see pfelf_reloc_type_data) */
 	uint32_t sym;    /* ELF32: r_info >> 8; ELF64: r_info >> 32; 0 for RELR */
 	int64_t addend;  /* r_addend, sign-extended for ELF32; 0 for REL and RELR */
 	bool has_addend; /* a SHT_RELA entry */
@@ -1042,11 +1057,34 @@ PFELF_API void pfelf_reloc_seek(pfelf_reloc_iter *it, const pfelf_reloc_pos *pos
 
 /**
  * The relocation type name readelf -r prints for e_machine machine
- * ("R_X86_64_JUMP_SLOT"): x86-64, i386, AArch64, ARM, RISC-V, PPC64, PPC,
- * MIPS and S/390. A static string, or NULL for a type without a name or
- * another machine (readelf then prints "unrecognized: %-7lx").
+ * ("R_X86_64_JUMP_SLOT"), for every machine binutils 2.40's readelf names
+ * types of (x86-64, i386, AArch64, ARM, RISC-V, PPC64, PPC, MIPS, S/390,
+ * SPARC, IA-64, Alpha, ARC, C-SKY, M68K, BPF, LoongArch, SH, PA-RISC and
+ * 58 more tables). A static string, or NULL for a type without a name or
+ * a machine without a table (readelf then prints "unrecognized: %-7lx").
+ * Two machines have two tables, chosen by the ELF header: this takes
+ * e_flags 0 and OS/ABI 0 (MSP430: MSP430X names; NFP: NFP-6xxx names);
+ * pfelf_reloc_type_string_hdr() chooses as readelf does.
  */
 PFELF_API const char *pfelf_reloc_type_string(uint16_t machine, uint32_t type);
+
+/**
+ * The same for a file with header eh (its e_machine, e_flags and
+ * EI_OSABI): EM_MSP430 has MSP430X names when (e_flags & 0xff) is 45 or
+ * the OS/ABI is 0, the old MSP430 names otherwise; EM_NFP has NFP-32xx
+ * names when (e_flags >> 8) & 0xffff is 0x3200. NULL as above, or when
+ * eh is NULL.
+ */
+PFELF_API const char *pfelf_reloc_type_string_hdr(const pfelf_ehdr *eh, uint32_t type);
+
+/**
+ * R_SPARC_OLO10's second addend, which readelf -r prints as " + %lx"
+ * after the entry (as an unsigned 64-bit value) when e_machine is
+ * EM_SPARCV9 (43) and the type is R_SPARC_OLO10: bits 8..31 of r_info,
+ * sign-extended from 24 bits (readelf's ELF64_R_TYPE_DATA; in an ELF32
+ * file those are r_sym's bits, and readelf prints them so).
+ */
+PFELF_API int64_t pfelf_reloc_type_data(const pfelf_reloc *r);
 
 /**
  * The same written into buf: the name, or "unrecognized: %x" as readelf

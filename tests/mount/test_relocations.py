@@ -18,6 +18,11 @@ must equal the view line for line, for:
   whose control characters readelf writes as ^X), a little-endian MIPS64
   object, the S/390 and ARM libcs and the x86-64 fixtures (exec, pie,
   libshared.so, comdat.o): eight architectures;
+- one REL and one RELA entry of every type of every machine readelf 2.40
+  names relocations of (tests/fixtures/reloc/machines.py: 102 e_machine
+  values in ELF32, the 64-bit ones in ELF64 too, MSP430's and NFP's second
+  tables, machines without names), with Alpha's R_ALPHA_LITUSE and SPARC
+  V9's R_SPARC_OLO10 quirks: the types-*.o of the fixtures' MANIFEST;
 - relbomb.o, hostile: 200,000 entries with symbol indexes past the table, a
   section past the end of the file (no lines, as readelf), and 1,260,001
   RELR addresses: the whole text equals readelf's, the daemon lives, and
@@ -54,6 +59,12 @@ MAIN_FILES = ["libshared.so", "exec", "pie", "comdat.o", "s390x-libc.so.6", "arm
 MIPS_CONT = b" " * 20 + b"Type"
 RELR_MAX = 1 << 22
 RELR_LINE = len(b".relr.dyn 0000000000010000\n")
+
+
+def manifest(rdir, what):
+    """The fixtures MANIFEST marks what."""
+    with open(os.path.join(rdir, "MANIFEST")) as f:
+        return [w[0] for w in (ln.split() for ln in f) if len(w) == 2 and w[1] == what]
 
 
 def readelf(path, opts):
@@ -185,7 +196,9 @@ def main():
     rdir = require_env("ELFFS_RELOC_FIXTURES")
     src = tempfile.mkdtemp(prefix="elffs-reloc-src-")
     try:
-        for name in RELOC_FILES:
+        types = manifest(rdir, "types")
+        ck.ok(len(types) > 100, f"{len(types)} type probes in the MANIFEST")
+        for name in RELOC_FILES + types:
             shutil.copyfile(os.path.join(rdir, name), os.path.join(src, name))
         for name in MAIN_FILES:
             shutil.copyfile(fixture(name), os.path.join(src, name))

@@ -61,7 +61,8 @@ static void cmp_section(struct cmp_ctx *x, pfelf_file *f, uint16_t machine,
 		cmp_fail(x, "section", r->index, "pfelf_section_name", ret);
 	else
 		cmp_str(x, "section", r->index, "pfelf_section_name", name, r->name);
-	ret = pfelf_section_type_name(sh->type, machine, buf, sizeof(buf));
+	ret = pfelf_section_type_name_os(sh->type, machine, pfelf_header(f)->osabi, buf,
+	                                 sizeof(buf));
 	cmp_str(x, "section", r->index, "type", ret < 0 ? "(error)" : buf, r->type);
 	ret = pfelf_section_flags_string(sh->flags, machine, pfelf_header(f)->osabi, buf,
 	                                 sizeof(buf));

@@ -72,6 +72,32 @@ static void re_copy(char *dst, size_t cap, const char *src, size_t len)
 	dst[len] = 0;
 }
 
+/* Section type names readelf spells with blanks (beside "<...>: <unknown>"
+ * and "<unknown: xx>"). */
+static const char *const re_blank_types[] = {
+        "SYMTAB SECTION INDICES",
+        "V850 Small Common",
+        "V850 Tiny Common",
+        "V850 Zero Common",
+        "RENESAS IOP",
+        "RENESAS INFO",
+        "UNIX - System V",
+        "UNIX - HP-UX",
+        "UNIX - NetBSD",
+        "UNIX - GNU",
+        "UNIX - Solaris",
+        "UNIX - AIX",
+        "UNIX - IRIX",
+        "UNIX - FreeBSD",
+        "UNIX - TRU64",
+        "Novell - Modesto",
+        "UNIX - OpenBSD",
+        "VMS - OpenVMS",
+        "HP - Non-Stop Kernel",
+        "Nuxi CloudABI",
+        "Stratus Technologies OpenVOS",
+};
+
 /* "  [Nr] Name Type Address Off Size ES Flg Lk Inf Al" */
 static bool re_section_line(const char *line, struct re_section *s)
 {
@@ -108,15 +134,24 @@ static bool re_section_line(const char *line, struct re_section *s)
 		return false;
 	end = t[k].start; /* start of the address column */
 	/*
-	 * The type is the last word before it, but for readelf's two spellings
-	 * with blanks: "SYMTAB SECTION INDICES" and "<hex>: <unknown>".
+	 * The type is the last word before it, but for readelf's spellings with
+	 * blanks: "SYMTAB SECTION INDICES", "<hex>: <unknown>", V850's and
+	 * Renesas' names and IA-64's OS/ABI names ("UNIX - System V",
+	 * "<unknown: ff>").
 	 */
 	type_start = t[k - 1].start;
 	if (k >= 2 && t[k - 1].len == 9 && !strncmp(line + t[k - 1].start, "<unknown>", 9))
 		type_start = t[k - 2].start;
-	if (k >= 4 && t[k - 1].len == 7 &&
-	    !strncmp(line + t[k - 3].start, "SYMTAB SECTION INDICES", 22))
-		type_start = t[k - 3].start;
+	if (k >= 2 && t[k - 2].len == 9 && !strncmp(line + t[k - 2].start, "<unknown:", 9))
+		type_start = t[k - 2].start;
+	for (size_t i = 0; i < sizeof(re_blank_types) / sizeof(re_blank_types[0]); i++) {
+		size_t len = strlen(re_blank_types[i]), stop = t[k - 1].start + t[k - 1].len;
+		if (stop >= len + 1 && line[stop - len - 1] == ' ' &&
+		    !strncmp(line + stop - len, re_blank_types[i], len)) {
+			type_start = stop - len;
+			break;
+		}
+	}
 	re_copy(s->type, sizeof(s->type), line + type_start, end - type_start);
 	for (size_t i = strlen(s->type); i > 0 && s->type[i - 1] == ' '; i--)
 		s->type[i - 1] = 0;

@@ -21,22 +21,61 @@
 
 static const uint16_t machines[] = {EM_X86_64, EM_386, EM_ARM, EM_AARCH64, EM_S390, EM_MIPS};
 
-/* 0x70000000 to 0x7000002c: every MIPS name readelf has, and the holes. */
-static const uint32_t sec_types[] = {
-        0,          1,          2,          3,          4,          5,          6,
-        7,          8,          9,          10,         11,         12,         13,
-        14,         15,         16,         17,         18,         19,         20,
-        0x60000000, 0x60000001, 0x6fff4700, 0x6ffffff0, 0x6ffffff1, 0x6ffffff4, 0x6ffffff5,
-        0x6ffffff6, 0x6ffffff7, 0x6ffffff8, 0x6ffffffc, 0x6ffffffd, 0x6ffffffe, 0x6fffffff,
-        0x70000000, 0x70000001, 0x70000002, 0x70000003, 0x70000004, 0x70000005, 0x70000006,
-        0x70000007, 0x70000008, 0x70000009, 0x7000000a, 0x7000000b, 0x7000000c, 0x7000000d,
-        0x7000000e, 0x7000000f, 0x70000010, 0x70000011, 0x70000012, 0x70000013, 0x70000014,
-        0x70000015, 0x70000016, 0x70000017, 0x70000018, 0x70000019, 0x7000001a, 0x7000001b,
-        0x7000001c, 0x7000001d, 0x7000001e, 0x7000001f, 0x70000020, 0x70000021, 0x70000022,
-        0x70000023, 0x70000024, 0x70000025, 0x70000026, 0x70000027, 0x70000028, 0x70000029,
-        0x7000002a, 0x7000002b, 0x7000002c, 0x70000100, 0x7ffffffd, 0x7fffffff, 0x80000000,
-        0x80000001, 0x8fffffff, 0xfffffffe, 0xffffffff,
+/* Section types per machine and OS/ABI: every machine readelf 2.40 names
+ * processor, OS or user section types of (and its aliases), Solaris' OS
+ * range, and machines without names. */
+static const struct {
+	uint16_t machine;
+	uint8_t osabi;
+	uint8_t elfclass;
+} sec_machines[] = {
+        {0, 0, 2},           {EM_X86_64, 0, 2},
+        {180, 0, 2},         {181, 0, 2},
+        {EM_386, 0, 1},      {EM_ARM, 0, 1},
+        {EM_AARCH64, 0, 2},  {EM_S390, 0, 2},
+        {EM_MIPS, 0, 1},     {EM_MIPS_RS3_LE, 0, 2},
+        {EM_PARISC, 0, 2},   {36, 0, 1},
+        {EM_ARC, 0, 1},      {EM_ARC_COMPACT, 0, 1},
+        {EM_ARCV2, 0, 1},    {EM_IA_64, 0, 2},
+        {EM_IA_64, 13, 2},   {EM_IA_64, 6, 2},
+        {EM_V850, 0, 1},     {0x9080, 0, 1},
+        {EM_MSP430, 0, 1},   {0x1059, 0, 1},
+        {EM_TI_C6000, 0, 1}, {EM_RISCV, 0, 2},
+        {250, 0, 2},         {252, 0, 1},
+        {EM_SPARC, 6, 1},    {EM_SPARCV9, 6, 2},
+        {EM_X86_64, 6, 2},   {EM_386, 3, 1},
+        {EM_X86_64, 9, 2},   {EM_SPARCV9, 0, 2},
+        {EM_PPC64, 0, 2},    {258, 0, 2},
 };
+
+/* 0x70000000 to 0x7000003f: every processor type readelf names and the
+ * holes; the others readelf names (TI's 0x7f000000.., IA-64's
+ * 0x78XX0000 OS/ABI names and 0x79000000, V850's user types), the OS
+ * range's (GNU, Solaris, IA-64 VMS) and the generic ones. */
+static uint32_t sec_types[256];
+static size_t nsec_types;
+
+static void init_sec_types(void)
+{
+	static const uint32_t more[] = {
+	        0x6fff4700, 0x6fff4701, 0x78000000, 0x78010000, 0x78060000, 0x78120000,
+	        0x78400000, 0x78610000, 0x78ff0000, 0x78ffffff, 0x79000000, 0x79000001,
+	        0x70000100, 0x7ffffffc, 0x7ffffffd, 0x7ffffffe, 0x7fffffff, 0x80000000,
+	        0x80000001, 0x8fffffff, 0xa0000000, 0xa0000001, 0xfffffffe, 0xffffffff,
+	};
+	nsec_types = 0;
+	for (uint32_t t = 0; t <= 20; t++)
+		sec_types[nsec_types++] = t;
+	for (uint32_t t = 0x60000000; t < 0x60000008; t++)
+		sec_types[nsec_types++] = t;
+	for (uint32_t t = 0x6fffffe8; t != 0x70000040; t++)
+		sec_types[nsec_types++] = t;
+	for (uint32_t t = 0x7f000000; t < 0x7f000008; t++)
+		sec_types[nsec_types++] = t;
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
+		sec_types[nsec_types++] = more[i];
+	assert_true(nsec_types <= ARRAY_SIZE(sec_types));
+}
 
 static const uint64_t sec_flags[] = {
         0x0,
@@ -87,13 +126,13 @@ static const uint32_t seg_types[] = {
         0x70000004, 0x7fffffff, 0x80000000, 0xffffffff,
 };
 
-static void section_names_for(uint16_t machine, unsigned *checked, unsigned *bad)
+static void section_names_for(uint16_t machine, uint8_t osabi, int elfclass, unsigned *checked,
+                              unsigned *bad)
 {
-	size_t n = ARRAY_SIZE(sec_types) > ARRAY_SIZE(sec_flags) ? ARRAY_SIZE(sec_types)
-	                                                         : ARRAY_SIZE(sec_flags);
+	size_t n = nsec_types > ARRAY_SIZE(sec_flags) ? nsec_types : ARRAY_SIZE(sec_flags);
 	struct tb_synth_sec *secs = calloc(n, sizeof(*secs));
-	char(*names)[16] = calloc(n, sizeof(*names));
-	struct tb_synth s = {ELFCLASS64, false, machine, ET_REL, 0, 0x100, n, secs, 0, NULL};
+	char(*names)[24] = calloc(n, sizeof(*names));
+	struct tb_synth s = {elfclass, false, machine, ET_REL, osabi, 0x100, n, secs, 0, NULL};
 	struct re_file rf;
 	size_t len;
 	uint8_t *elf;
@@ -104,7 +143,7 @@ static void section_names_for(uint16_t machine, unsigned *checked, unsigned *bad
 	for (size_t i = 0; i < n; i++) {
 		snprintf(names[i], sizeof(names[i]), "s%zu", i);
 		secs[i].name = names[i];
-		secs[i].type = sec_types[i % ARRAY_SIZE(sec_types)];
+		secs[i].type = sec_types[i % nsec_types];
 		secs[i].flags = sec_flags[i % ARRAY_SIZE(sec_flags)];
 		secs[i].offset = TB_SYNTH_PAYLOAD;
 		secs[i].size = 0x10;
@@ -119,18 +158,30 @@ static void section_names_for(uint16_t machine, unsigned *checked, unsigned *bad
 		int ret;
 
 		assert_string_equal(r->name, names[i]);
-		ret = pfelf_section_type_name(secs[i].type, machine, buf, sizeof(buf));
+		ret = pfelf_section_type_name_os(secs[i].type, machine, osabi, buf, sizeof(buf));
 		if (ret < 0 || strcmp(buf, r->type) != 0 || (size_t)ret != strlen(buf)) {
-			printf("MISMATCH machine %u section type %#x: pfelf '%s' (%d), readelf "
-			       "'%s'\n",
-			       machine, secs[i].type, ret < 0 ? "" : buf, ret, r->type);
+			printf("MISMATCH machine %u OS/ABI %u section type %#x: pfelf '%s' (%d), "
+			       "readelf '%s'\n",
+			       machine, osabi, secs[i].type, ret < 0 ? "" : buf, ret, r->type);
 			*bad += 1;
 		}
-		ret = pfelf_section_flags_string(secs[i].flags, machine, 0, buf, sizeof(buf));
+		if (osabi == 0) {
+			char plain[128];
+			int ret0 = pfelf_section_type_name(secs[i].type, machine, plain,
+			                                   sizeof(plain));
+			if (ret0 != ret || strcmp(plain, buf) != 0) {
+				printf("MISMATCH machine %u section type %#x: OS/ABI 0 '%s'\n",
+				       machine, secs[i].type, plain);
+				*bad += 1;
+			}
+		}
+		/* an ELF32 sh_flags holds the low 32 bits */
+		uint64_t flags = elfclass == ELFCLASS32 ? (uint32_t)secs[i].flags : secs[i].flags;
+		ret = pfelf_section_flags_string(flags, machine, osabi, buf, sizeof(buf));
 		if (ret < 0 || strcmp(buf, r->flags) != 0 || (size_t)ret != strlen(buf)) {
 			printf("MISMATCH machine %u section flags %#" PRIx64
 			       ": pfelf '%s' (%d), readelf '%s'\n",
-			       machine, secs[i].flags, ret < 0 ? "" : buf, ret, r->flags);
+			       machine, flags, ret < 0 ? "" : buf, ret, r->flags);
 			*bad += 1;
 		}
 		*checked += 1;
@@ -143,13 +194,16 @@ static void section_names_for(uint16_t machine, unsigned *checked, unsigned *bad
 	free(names);
 }
 
-/* Section type names and flag letters, as readelf -SW prints them. */
+/* Section type names and flag letters, as readelf -SW prints them, for
+ * every machine and OS/ABI of sec_machines. */
 static void test_section_names(void **state)
 {
 	unsigned checked = 0, bad = 0;
 
-	for (size_t m = 0; m < ARRAY_SIZE(machines); m++)
-		section_names_for(machines[m], &checked, &bad);
+	init_sec_types();
+	for (size_t m = 0; m < ARRAY_SIZE(sec_machines); m++)
+		section_names_for(sec_machines[m].machine, sec_machines[m].osabi,
+		                  sec_machines[m].elfclass, &checked, &bad);
 	printf("# %u section types and flag sets compared with readelf, %u mismatches\n", checked,
 	       bad);
 	assert_int_equal(bad, 0);
