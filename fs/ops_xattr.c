@@ -87,7 +87,11 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct node *n = node_get(ino);
 	char buf[XATTR_VALUE_MAX];
-	int len = n ? access_check(req, n, ACCESS_SEE) : -ESTALE;
+	/* outside user.* nothing is shown (ls -l asks for ACLs and security
+	 * labels of every entry): no need to ask SOURCE */
+	int len = !n                               ? -ESTALE
+	          : strncmp(name, "user.", 5) != 0 ? -EOPNOTSUPP
+	                                           : access_check(req, n, ACCESS_SEE);
 	if (len == 0)
 		len = value_of(n, name, buf);
 	node_put(n);
