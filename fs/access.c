@@ -194,6 +194,52 @@ int access_check(fuse_req_t req, const struct node *n, enum access_op op)
 	return as_caller(req, n, mode, n->kind == NK_BIN && mode != F_OK);
 }
 
+int access_filter_begin(fuse_req_t req, const struct node *dir, struct access_filter *f)
+{
+	*f = (struct access_filter){.on = false, .dirfd = -1, .caller = NULL};
+	if (exempt(req))
+		return 0;
+	struct caller *c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	int ret = caller_of(req, c);
+	if (ret < 0) {
+		free(c);
+		return ret;
+	}
+	/* the caller may list dir (opendir checked it): opened as the daemon */
+	int fd = dir->parent ? src_open_dir(dir, O_PATH) : dup(elffs.srcfd);
+	if (fd < 0) {
+		caller_free(c);
+		free(c);
+		return fd == -1 ? -errno : fd;
+	}
+	*f = (struct access_filter){.on = true, .dirfd = fd, .caller = c};
+	return 0;
+}
+
+bool access_filter_shows(struct access_filter *f, const char *name)
+{
+	if (!f->on)
+		return true;
+	struct caller *c = f->caller;
+	if (become(c) < 0)
+		return false;
+	bool shown = faccess(f->dirfd, name, R_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	become_self();
+	return shown;
+}
+
+void access_filter_end(struct access_filter *f)
+{
+	if (!f->on)
+		return;
+	close(f->dirfd);
+	caller_free(f->caller);
+	free(f->caller);
+	f->on = false;
+}
+
 int access_target(fuse_req_t req, const char *rel)
 {
 	if (exempt(req))

@@ -43,6 +43,23 @@ void access_init(bool shared);
 enum access_op { ACCESS_SEE, ACCESS_INTO, ACCESS_LIST, ACCESS_OPEN };
 int access_check(fuse_req_t req, const struct node *n, enum access_op op);
 
+/*
+ * A listing of SOURCE directory dir for the caller of req leaves out the
+ * binaries that caller cannot read, as a file the daemon cannot read is left
+ * out, ELF or not (else a listing would tell which unreadable files are
+ * ELF). access_filter_begin: 0 (f->on false: the caller is exempt, show
+ * all) or -errno; access_filter_shows: whether entry name is shown;
+ * access_filter_end frees what begin took.
+ */
+struct access_filter {
+	bool on;
+	int dirfd;
+	void *caller;
+};
+int access_filter_begin(fuse_req_t req, const struct node *dir, struct access_filter *f);
+bool access_filter_shows(struct access_filter *f, const char *name);
+void access_filter_end(struct access_filter *f);
+
 /* Whether the caller of req may read the binary at relative path rel of
  * SOURCE ("dir/name"): 0 or -EACCES (the target of a .build-id link). */
 int access_target(fuse_req_t req, const char *rel);
