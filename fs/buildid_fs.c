@@ -143,75 +143,42 @@ void bidfs_attr(struct node *n, struct stat *out)
 	out->st_blocks = (out->st_size + 511) / 512;
 }
 
-/* Give d the names (malloc'd, now d's) with type. */
-static int take_names(struct dirlist *d, char **names, size_t n, unsigned char type)
-{
-	d->e = calloc(n ? n : 1, sizeof(*d->e));
-	if (!d->e) {
-		while (n)
-			free(names[--n]);
-		free(names);
-		return -ENOMEM;
-	}
-	d->owned = names;
-	for (size_t i = 0; i < n; i++)
-		d->e[i] = (struct dent){.name = names[i], .type = type};
-	d->n = n;
-	return 0;
-}
-
 int bidfs_list(struct node *dir, struct dirlist *d)
 {
-	char **names = NULL;
-	size_t n = 0;
 	if (dir->kind == NK_BIDDIR) {
+		char **names = NULL;
+		size_t n = 0;
 		int ret = bidx_names((uint8_t)dir->aux, &names, &n);
-		return ret < 0 ? ret : take_names(d, names, n, DT_LNK);
+		for (size_t i = 0; i < n; i++) { /* into the snapshot's arena */
+			if (ret == 0)
+				ret = dirlist_add(d, names[i], DT_LNK);
+			free(names[i]);
+		}
+		free(names);
+		return ret;
 	}
 	bool have[256];
 	int ret = bidx_prefixes(have);
-	if (ret < 0)
-		return ret;
-	names = calloc(256, sizeof(*names));
-	for (unsigned b = 0; names && b < 256; b++) {
-		if (!have[b])
-			continue;
-		if (!(names[n] = malloc(3))) {
-			while (n)
-				free(names[--n]);
-			free(names);
-			return -ENOMEM;
-		}
-		snprintf(names[n++], 3, "%02x", b);
+	for (unsigned b = 0; ret == 0 && b < 256; b++) {
+		char name[4]; /* a byte as two hex digits */
+		snprintf(name, sizeof(name), "%02x", b & 0xffu);
+		if (have[b])
+			ret = dirlist_add(d, name, DT_DIR);
 	}
-	return names ? take_names(d, names, n, DT_DIR) : -ENOMEM;
+	return ret;
 }
 
 int bidfs_list_root(struct dirlist *d)
 {
 	if (!elffs.buildid)
 		return 0;
-	for (size_t i = 0; i < d->n; i++)
-		if (strcmp(d->e[i].name, elffs.buildid) == 0) {
-			log_hidden();
-			return 0;
-		}
+	if (dirlist_has(d, elffs.buildid)) {
+		log_hidden();
+		return 0;
+	}
 	if (source_has_name()) /* one the listing leaves out */
 		return 0;
-	struct dent *e = realloc(d->e, (d->n + 1) * sizeof(*e));
-	if (e)
-		d->e = e;
-	char **o = realloc(d->owned, (d->n + 1) * sizeof(*o));
-	if (o)
-		d->owned = o;
-	char *s = strdup(elffs.buildid);
-	if (!e || !o || !s) {
-		free(s);
-		return -ENOMEM;
-	}
-	d->owned[d->n] = s;
-	d->e[d->n++] = (struct dent){.name = s, .type = DT_DIR};
-	return 0;
+	return dirlist_add(d, elffs.buildid, DT_DIR);
 }
 
 ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)

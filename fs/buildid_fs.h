@@ -42,7 +42,7 @@ int bidfs_lookup(struct node *dir, const char *name, struct node **out);
 /* The attributes of an index node: the owner and times of SOURCE's root. */
 void bidfs_attr(struct node *n, struct stat *out);
 
-/* Listing of the index directory or an <xx>/ into d. */
+/* Listing of the index directory or an <xx>/ into d's snapshot (dirlist_add). */
 int bidfs_list(struct node *dir, struct dirlist *d);
 
 /* Add the index directory to the listing d of the mount's root (unless

@@ -116,12 +116,13 @@ static void log_refusal(int err, uint64_t bytes, uint64_t own, const char *what)
 	elog(LOG_WARNING,
 	     "memory budget of %" PRIu64 " MiB (-o memory=): %s needs %" PRIu64 " KiB more "
 	     "(holds %" PRIu64 " KiB): %s; held: views %" PRIu64 " KiB, decompressed %" PRIu64
-	     " KiB, nodes about %" PRIu64 " KiB (%u more refusals since the last message)",
+	     " KiB, listings %" PRIu64 " KiB, nodes about %" PRIu64
+	     " KiB (%u more refusals since the last message)",
 	     limit / MiB, what ? what : "?", bytes >> 10, own >> 10,
 	     err == -EFBIG ? "more than the whole budget, refused (EFBIG)"
 	                   : "no room beside the entries in use (ENOMEM)",
-	     st.held[MB_VIEWS] >> 10, st.held[MB_DECOMPRESSED] >> 10, st.nodes >> 10,
-	     atomic_exchange(&unlogged, 0));
+	     st.held[MB_VIEWS] >> 10, st.held[MB_DECOMPRESSED] >> 10, st.held[MB_LISTINGS] >> 10,
+	     st.nodes >> 10, atomic_exchange(&unlogged, 0));
 }
 
 int membudget_reserve(enum membudget_kind k, uint64_t bytes, uint64_t own, const char *what)

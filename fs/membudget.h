@@ -2,7 +2,9 @@
  * The daemon's memory budget (-o memory=MB): what the caches may hold of
  * parsed views (pfelf's tables of a handle, the file names of sections,
  * segments and symbols, the indexes of the text views) and of decompressed
- * sections. Every such allocation is reserved here first, from an estimate
+ * sections, and of directory listings (each directory handle, and the
+ * snapshot of a SOURCE or index directory that handles share). Every such
+ * allocation is reserved here first, from an estimate
  * that is an upper bound of what it will take; when a reservation does not
  * fit, the caches give back idle entries (least recently used first, views
  * and decompressed sections alike) until it does. What still does not fit
@@ -32,6 +34,7 @@
 enum membudget_kind {
 	MB_VIEWS,        /* parsed views (bincache.c, view.c, textview.c, symfiles.c) */
 	MB_DECOMPRESSED, /* decompressed sections (dcache.c) */
+	MB_LISTINGS,     /* directory handles and their snapshots (dirlist.c) */
 	MB_NKINDS,
 };
 
@@ -68,8 +71,8 @@ int membudget_reserve(enum membudget_kind k, uint64_t bytes, uint64_t own, const
 /* Give back bytes reserved for kind k. */
 void membudget_release(enum membudget_kind k, uint64_t bytes);
 
-/* What is held: the budget, views, decompressed sections, and the nodes'
- * estimate (reported only). */
+/* What is held: the budget, views, decompressed sections, listings, and
+ * the nodes' estimate (reported only). */
 struct membudget_stats {
 	uint64_t limit;
 	uint64_t held[MB_NKINDS];

@@ -700,9 +700,9 @@ void node_stat_get(const struct node *n, struct stat *st)
 	st->st_ctim = (struct timespec){(time_t)s->ctime, (long)s->ctime_ns};
 }
 
-void node_stat_set(struct node *n, const struct stat *st)
+struct srcstat node_srcstat(const struct stat *st)
 {
-	n->src->st = (struct srcstat){
+	return (struct srcstat){
 	        .dev = (uint64_t)st->st_dev,
 	        .ino = (uint64_t)st->st_ino,
 	        .size = (int64_t)st->st_size,
@@ -716,6 +716,11 @@ void node_stat_set(struct node *n, const struct stat *st)
 	        .uid = (uint32_t)st->st_uid,
 	        .gid = (uint32_t)st->st_gid,
 	};
+}
+
+void node_stat_set(struct node *n, const struct stat *st)
+{
+	n->src->st = node_srcstat(st);
 }
 
 uint64_t nodes_count(void)

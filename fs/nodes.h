@@ -219,6 +219,9 @@ void node_stat_get(const struct node *n, struct stat *st);
  * not attached yet). */
 void node_stat_set(struct node *n, const struct stat *st);
 
+/* What a source node keeps of lstat st (node_stat_set keeps this). */
+struct srcstat node_srcstat(const struct stat *st);
+
 /* Number of nodes alive (for statistics). */
 uint64_t nodes_count(void);
 

@@ -1,10 +1,12 @@
 /*
- * opendir, readdir, readdirplus, releasedir: served from a snapshot taken
- * at opendir. readdirplus gives the entries of a SOURCE directory with
- * their node and attributes (the lstat the snapshot took to classify
- * them), so that `ls -l` needs no LOOKUP per entry; the entries of a
- * binary's directories come without (the kernel looks them up as before:
- * a node per symbol of a listing would cost more than it saves).
+ * opendir, readdir, readdirplus, releasedir: served from the listing
+ * opendir made (dirlist.h: a snapshot of a SOURCE or index directory, or
+ * the names of a binary's view taken at each call). readdirplus gives the
+ * entries of a SOURCE directory with their node and attributes (the lstat
+ * the snapshot took to classify them), so that `ls -l` needs no LOOKUP per
+ * entry; the entries of a binary's directories come without (the kernel
+ * looks them up as before: a node per symbol of a listing would cost more
+ * than it saves).
  */
 #include "ops.h"
 #include "access.h"
@@ -52,11 +54,11 @@ static void entry(const struct dirlist *d, size_t i, const char **name, struct s
 		st->st_ino = i == 0 ? d->self : d->parent;
 		return;
 	}
-	const struct dent *e = &d->e[i - 2];
-	uint64_t ino = node_child_ino(d->self, e->name);
-	*name = e->name;
+	unsigned char type;
+	*name = dirlist_name(d, i - 2, &type);
+	uint64_t ino = node_child_ino(d->self, *name);
 	st->st_ino = ino ? ino : UNKNOWN_INO;
-	st->st_mode = DTTOIF(e->type);
+	st->st_mode = DTTOIF(type);
 }
 
 void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
@@ -88,14 +90,17 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
  * a fresh lstat), or no memory. */
 static struct node *plus_node(struct node *dir, const struct dirlist *d, size_t i)
 {
-	if (i >= d->nst || !dir || dir->kind != NK_DIR ||
-	    elffs_now_ns() - d->taken_ns >= elffs.timeout_ns)
+	int kind;
+	uint64_t taken;
+	unsigned char type;
+	const struct srcstat *st = dirlist_srcstat(d, i, &kind, &taken);
+	if (!st || !dir || dir->kind != NK_DIR || elffs_now_ns() - taken >= elffs.timeout_ns)
 		return NULL;
-	struct node *cand = node_new((enum node_kind)d->e[i].kind, d->e[i].name);
+	struct node *cand = node_new((enum node_kind)kind, dirlist_name(d, i, &type));
 	if (!cand)
 		return NULL;
-	node_stat_set(cand, &d->st[i]);
-	cand->src->checked_ns = d->taken_ns;
+	cand->src->st = *st;
+	cand->src->checked_ns = taken;
 	return node_attach(dir, cand, check_reuse_listed);
 }
 
