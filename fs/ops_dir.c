@@ -61,18 +61,46 @@ static void entry(const struct dirlist *d, size_t i, const char **name, struct s
 	st->st_mode = DTTOIF(type);
 }
 
+/* The caller's filter of a SOURCE listing (access.h): a binary it cannot
+ * read is left out, as any file it cannot read would be; 0 or -errno. */
+static int filter_begin(fuse_req_t req, fuse_ino_t ino, struct access_filter *f)
+{
+	struct node *dir = node_get(ino);
+	int ret = dir && dir->kind == NK_DIR ? access_filter_begin(req, dir, f) : 0;
+	if (!dir || dir->kind != NK_DIR)
+		*f = (struct access_filter){.on = false, .dirfd = -1, .caller = NULL};
+	node_put(dir);
+	return ret;
+}
+
+/* Whether entry i (from 2 on) of d is left out for the filter's caller. */
+static bool hidden(const struct dirlist *d, size_t i, struct access_filter *f)
+{
+	int kind;
+	uint64_t taken;
+	unsigned char type;
+	if (!f->on || i < 2 || !dirlist_srcstat(d, i - 2, &kind, &taken) || kind != NK_BIN)
+		return false;
+	return !access_filter_shows(f, dirlist_name(d, i - 2, &type));
+}
+
 void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	const struct dirlist *d = (const struct dirlist *)(uintptr_t)fi->fh;
-	char *buf = malloc(size ? size : 1);
+	struct access_filter f;
+	int ret = filter_begin(req, ino, &f);
+	char *buf = ret < 0 ? NULL : malloc(size ? size : 1);
 	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
+		access_filter_end(&f);
+		fuse_reply_err(req, ret < 0 ? -ret : ENOMEM);
 		return;
 	}
 	size_t used = 0;
 	for (size_t i = off < 0 ? 0 : (size_t)off; i < d->n + 2; i++) {
 		const char *name;
 		struct stat st = {0};
+		if (hidden(d, i, &f))
+			continue;
 		entry(d, i, &name, &st);
 		size_t len =
 		        fuse_add_direntry(req, buf + used, size - used, name, &st, (off_t)(i + 1));
@@ -80,6 +108,7 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 			break;
 		used += len;
 	}
+	access_filter_end(&f);
 	fuse_reply_buf(req, buf, used);
 	free(buf);
 }
@@ -140,9 +169,17 @@ void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		goto out;
 	}
+	struct access_filter f;
+	int ret = filter_begin(req, ino, &f);
+	if (ret < 0) {
+		fuse_reply_err(req, -ret);
+		goto out;
+	}
 	size_t used = 0, nsent = 0;
 	for (size_t i = off < 0 ? 0 : (size_t)off; i < d->n + 2 && nsent < most; i++) {
 		fuse_ino_t got;
+		if (hidden(d, i, &f))
+			continue;
 		size_t len = add_plus(req, dir, d, i, buf + used, size - used, &got);
 		if (len > size - used)
 			break;
@@ -150,6 +187,7 @@ void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (got)
 			sent[nsent++] = got;
 	}
+	access_filter_end(&f);
 	if (fuse_reply_buf(req, buf, used) != 0) /* the kernel did not get them */
 		for (size_t k = 0; k < nsent; k++)
 			node_forget(sent[k], 1);

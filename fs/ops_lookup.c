@@ -137,6 +137,13 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int ret = dir ? access_check(req, dir, ACCESS_INTO) : -ESTALE;
 	if (ret == 0)
 		ret = lookup_in(dir, name, &n);
+	/* a binary the caller cannot read is absent for it, as a file it
+	 * cannot read that is not ELF: no listing or lookup tells them apart */
+	if (ret == 0 && dir->kind == NK_DIR && n->kind == NK_BIN &&
+	    access_check(req, n, ACCESS_INTO) < 0) {
+		node_forget(n->ino, 1);
+		ret = -ENOENT;
+	}
 	node_put(dir);
 	if (ret < 0) {
 		fuse_reply_err(req, -ret);
