@@ -12,6 +12,8 @@ binaries elsewhere. Then the same again with a dozen readers stuck in
 nested/ at once (more than libfuse's 10 workers): calls into one mount
 below SOURCE must not take every worker. Once the nested daemon goes on,
 the readers get their bytes (or EIO) and nested/ reads right again.
+Readers that wait for nested/ behind the stuck ones hold no worker: killed
+with SIGKILL, they end at once.
 
 Rounds: multi-threaded (both phases) and -s (single-threaded: the first
 phase only; there a call into nested/ holds the only worker by design).
@@ -28,16 +30,20 @@ import errno
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-from elffs_mount import Checker, Mount, MountError, abort_connection, fixture, require_fuse
+import elf_oracle as oracle
+from elffs_mount import (Checker, Mount, MountError, abort_connection, fixture, require_fuse,
+                         wait_for)
 
 STEP_LIMIT = 8.0  # seconds an unrelated call may take with nested/ stopped
 HANG_LIMIT = 150.0  # the whole stopped phase, before the watchdog steps in
 READERS = 12  # readers stuck in nested/ at once (libfuse: 10 workers by default)
+KILLED = 4  # more readers of nested/, killed while they wait
 BIDS = {"exec": "4b74a264daf428139bcf220f46c3b2d3235dc7bd"}
 
 
@@ -199,16 +205,66 @@ def unrelated_steps(ck, mnt, tag):
             ("read xcopy/elf", read("xcopy/elf", want_exec))]
 
 
-def reader(mnt, i, out):
-    """A call into nested/: a listing or a read of binary e<i>."""
-    path = os.path.join(mnt, "nested", f"e{i:02d}")
+def reader_file(mnt, i):
+    return os.path.join(mnt, "nested", f"e{i:02d}", "elf", "sections", ".text")
+
+
+def reader(fd, out, i):
+    """A call into nested/: a read of a file opened before the stop (a
+    lookup would wait in the kernel, which takes a directory's lookups one
+    at a time: a read reaches a worker, as many at once as there are)."""
     try:
-        if i % 2:
-            out[i] = ("list", sorted(os.listdir(os.path.join(path, "elf"))))
-        else:
-            out[i] = ("read", read_all(os.path.join(path, "elf", "header")))
+        out[i] = ("read", os.pread(fd, 4096, 0))
     except OSError as e:
         out[i] = ("error", e.errno)
+
+
+def kernel_stack(pid):
+    try:
+        with open(f"/proc/{pid}/stack") as f:
+            return " | ".join(line.split()[-1] for line in f)
+    except OSError as e:
+        return str(e)
+
+
+WAITER = ("import os, sys\n"
+          "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+          "print('open', flush=True)\n"
+          "sys.stdin.readline()\n"
+          "os.pread(fd, 4096, 0)\n")
+
+
+def start_waiters(mnt):
+    """Readers of nested/ in processes of their own, with their file open."""
+    procs = [subprocess.Popen([sys.executable, "-c", WAITER, reader_file(mnt, READERS + i)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for i in range(KILLED)]
+    for p in procs:
+        p.stdout.readline()
+    return procs
+
+
+def killed_waiters(ck, tag, procs):
+    """Readers that wait for nested/ behind the stuck ones hold no worker:
+    killed (SIGKILL), they end at once (the kernel interrupts their
+    request, which the daemon answers EINTR)."""
+    try:
+        for p in procs:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        time.sleep(1.0)
+        ck.eq(sum(p.poll() is None for p in procs), KILLED,
+              f"{tag}: readers of nested/ waiting before the kill")
+        for p in procs:
+            p.kill()
+        wait_for(lambda: all(p.poll() is not None for p in procs), 3.0)
+        left = [p.pid for p in procs if p.poll() is None]
+        ck.ok(not left, f"{tag}: {len(left)} killed readers of nested/ still there 3 s after "
+                        f"SIGKILL; their kernel stacks: {[kernel_stack(pid) for pid in left]}")
+    finally:
+        for p in procs:
+            p.kill()
+        # the ones still there end once nested/ goes on (the caller continues it)
 
 
 def check_readers(ck, tag, out, want):
@@ -220,12 +276,17 @@ def check_readers(ck, tag, out, want):
         elif got[0] == "error":
             errs[errname(got[1])] = errs.get(errname(got[1]), 0) + 1
             ck.ok(got[1] == errno.EIO, f"{tag}: reader {i}: {errname(got[1])}, want bytes or EIO")
-        elif got[0] == "read":
-            ck.eq(got[1], want[:64], f"{tag}: reader {i}: header of nested/e{i:02d}/elf")
         else:
-            ck.ok("sections" in got[1], f"{tag}: reader {i}: listing {got[1]}")
+            ck.eq(got[1], want, f"{tag}: reader {i}: nested/e{i:02d}/elf/sections/.text")
     print(f"{tag}: readers in nested/: {READERS - sum(errs.values())} answered right, "
           f"errors {errs or 'none'}", flush=True)
+
+
+def text_of(path):
+    info = oracle.readelf([path])[path]
+    s = next(s for s in info.sections if s.name == ".text")
+    with open(path, "rb") as f:
+        return f.read()[s.off:s.off + s.size][:4096]
 
 
 def hung_round(ck, tag, args, readers):
@@ -238,11 +299,11 @@ def hung_round(ck, tag, args, readers):
     copy_fixture("exec", os.path.join(src, "exec"))
     copy_fixture("exec", os.path.join(src, "xcopy"))
     copy_fixture("pie", os.path.join(src, "sub", "pie"))
-    for i in range(READERS):
+    for i in range(READERS + KILLED):  # a name each: the kernel looks a name up once
         copy_fixture("pie", os.path.join(inner, f"e{i:02d}"))
     want_pie = read_all(fixture("pie"))
     nested = None
-    stuck = []
+    stuck, fds, procs = [], [], []
     try:
         with Mount(ck, inner, ["-o", "timeout=0.1"],
                    mountpoint=os.path.join(src, "nested")) as im:
@@ -256,6 +317,10 @@ def hung_round(ck, tag, args, readers):
                         stuck += timed(ck, f"{tag} (answering)", unrelated_steps(ck, mnt, tag))
                         ck.eq(read_all(os.path.join(mnt, "nested", "e00", "elf", "header")),
                               want_pie[:64], f"{tag}: nested/e00/elf/header before the stop")
+                        if readers:  # their files opened while nested/ answers
+                            fds = [os.open(reader_file(mnt, i), os.O_RDONLY)
+                                   for i in range(READERS)]
+                            procs = start_waiters(mnt)
                         nested.stop()
                         time.sleep(0.6)  # past both mounts' cache timeouts
                         stuck += timed(ck, f"{tag} (nested/ stopped)",
@@ -263,7 +328,7 @@ def hung_round(ck, tag, args, readers):
                         out = {}
                         if readers:
                             for i in range(READERS):
-                                t = threading.Thread(target=reader, args=(mnt, i, out),
+                                t = threading.Thread(target=reader, args=(fds[i], out, i),
                                                      daemon=True)
                                 t.start()
                                 stuck.append(t)
@@ -275,13 +340,15 @@ def hung_round(ck, tag, args, readers):
                             time.sleep(0.3)
                             stuck += timed(ck, f"{tag} ({READERS} readers, at once)",
                                            unrelated_steps(ck, mnt, tag), parallel=True)
+                        if readers:
+                            killed_waiters(ck, tag, procs)
                         nested.cont()
                         for t in stuck:
                             t.join(20)
                         ck.ok(not any(t.is_alive() for t in stuck),
                               f"{tag}: calls still stuck 20 s after nested/ went on")
                         if readers:
-                            check_readers(ck, tag, out, want_pie)
+                            check_readers(ck, tag, out, text_of(fixture("pie")))
                         ck.eq(read_all(os.path.join(mnt, "nested", "e05", "elf", "header")),
                               want_pie[:64], f"{tag}: nested/e05/elf/header once it goes on")
                         ck.ok(m.alive(), f"{tag}: daemon died")
@@ -289,6 +356,11 @@ def hung_round(ck, tag, args, readers):
                     nested.cont()
                     for t in stuck:
                         t.join(20)
+                    for p in procs:
+                        p.kill()
+                        p.wait()
+                    for fd in fds:
+                        os.close(fd)
     except MountError as e:
         ck.fail(f"{tag}: {e}")
     finally:
