@@ -189,7 +189,7 @@ ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)
 static const char *const keys[] = {
         "user.elffs.state",   "user.elffs.files",   "user.elffs.indexed",   "user.elffs.debug",
         "user.elffs.leftout", "user.elffs.errors",  "user.elffs.preads",    "user.elffs.dirs",
-        "user.elffs.bytes",   "user.elffs.walk_ms", "user.elffs.refreshes",
+        "user.elffs.bytes",   "user.elffs.walk_ms", "user.elffs.refreshes", "user.elffs.stalled",
 };
 
 int bidfs_getxattr(const struct node *n, const char *name, char *buf)
@@ -199,9 +199,9 @@ int bidfs_getxattr(const struct node *n, const char *name, char *buf)
 	struct bidx_stats s;
 	bidx_stats_get(&s);
 	static const char *const states[] = {"idle", "walking", "done"};
-	const uint64_t v[] = {0,          s.files,  s.indexed, s.debug, s.leftout,
-	                      s.errors,   s.preads, s.dirs,    s.bytes, s.walk_ns / 1000000,
-	                      s.refreshes};
+	const uint64_t v[] = {0,           s.files,  s.indexed, s.debug, s.leftout,
+	                      s.errors,    s.preads, s.dirs,    s.bytes, s.walk_ns / 1000000,
+	                      s.refreshes, s.stalled};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strcmp(name, keys[i]) != 0)
 			continue;

@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The index's thread: the first walk, then the refreshes queries ask for
+ * (ix.want), one at a time. It holds ix.mu except across system calls
+ * (bidx_look), so queries read the tables between two of them, and no
+ * query waits on SOURCE itself: they wait for the thread (ix.cv), which
+ * gives up on a file system below SOURCE that does not answer.
+ */
 static void *walker(void *arg)
 {
 	(void)arg;
@@ -38,6 +45,21 @@ static void *walker(void *arg)
 	elog(LOG_INFO, "build-id index: %llu files read, %llu indexed in %.3f s",
 	     (unsigned long long)atomic_load(&ix.files),
 	     (unsigned long long)atomic_load(&ix.indexed), (double)atomic_load(&ix.walk_ns) / 1e9);
+	pthread_mutex_lock(&ix.mu);
+	while (!atomic_load(&ix.stop)) {
+		if (!ix.want) {
+			pthread_cond_wait(&ix.wake, &ix.mu);
+			continue;
+		}
+		ix.want = false;
+		ix.refreshing = true;
+		atomic_fetch_add(&ix.refreshes, 1);
+		bidx_look();
+		ix.refreshing = false;
+		ix.looks++;
+		pthread_cond_broadcast(&ix.cv);
+	}
+	pthread_mutex_unlock(&ix.mu);
 	return NULL;
 }
 
@@ -97,9 +119,15 @@ static int ready_for(bool walk)
 	}
 	while (atomic_load(&ix.state) != BIDX_DONE)
 		pthread_cond_wait(&ix.cv, &ix.mu);
-	if (elffs_now_ns() - ix.checked_ns >= elffs.timeout_ns) {
-		atomic_fetch_add(&ix.refreshes, 1);
-		bidx_look();
+	if (elffs_now_ns() - ix.checked_ns >= elffs.timeout_ns && !atomic_load(&ix.stop)) {
+		/* the thread looks again (or is looking): wait for that look */
+		uint64_t looks = ix.looks;
+		if (!ix.refreshing) {
+			ix.want = true;
+			pthread_cond_signal(&ix.wake);
+		}
+		while (ix.looks == looks && !atomic_load(&ix.stop))
+			pthread_cond_wait(&ix.cv, &ix.mu);
 	}
 	int ret = make_order();
 	if (ret < 0)
@@ -379,14 +407,20 @@ void bidx_stats_get(struct bidx_stats *s)
 	s->bytes = atomic_load(&ix.bytes);
 	s->walk_ns = atomic_load(&ix.walk_ns);
 	s->refreshes = atomic_load(&ix.refreshes);
+	s->stalled = atomic_load(&ix.stalled);
 }
 
 void bidx_destroy(void)
 {
+	pthread_mutex_lock(&ix.mu);
 	atomic_store(&ix.stop, true);
+	pthread_cond_broadcast(&ix.wake);
+	pthread_cond_broadcast(&ix.cv);
+	pthread_mutex_unlock(&ix.mu);
 	if (ix.started)
 		pthread_join(ix.thread, NULL);
 	ix.started = false;
+	bidx_walk_helper_stop();
 	free(ix.e);
 	free(ix.d);
 	free(ix.pool);

@@ -3,11 +3,14 @@
  * that has a GNU build id note, by that id. Built on first use by one walk
  * of SOURCE on a thread of its own (buildid_read.h: a few preads per file,
  * no mapping); until the walk is done, a query waits for it. Kept current:
- * a query more than the cache timeout after the last look at SOURCE looks
- * again, re-reading only what changed (directories whose identity or mtime
- * changed are listed again, indexed files whose identity changed are read
- * again). About 64 bytes an indexed file: an entry of 32 bytes, its name
- * and id in one pool, its place in the sorted order, and the directories.
+ * a query more than the cache timeout after the last look at SOURCE has
+ * that thread look again and waits for it, re-reading only what changed
+ * (directories whose identity or mtime changed are listed again, indexed
+ * files whose identity changed are read again). The thread holds the
+ * index's mutex only between system calls, and gives up on a file system
+ * below SOURCE that does not answer within STALL_NS (stall.h). About 64
+ * bytes an indexed file: an entry of 32 bytes, its name and id in one
+ * pool, its place in the sorted order, and the directories.
  */
 #ifndef ELFFS_BUILDID_INDEX_H
 #define ELFFS_BUILDID_INDEX_H
@@ -32,6 +35,7 @@ struct bidx_stats {
 	uint64_t bytes;     /* memory the index holds */
 	uint64_t walk_ns;   /* duration of the first walk */
 	uint64_t refreshes; /* looks at SOURCE after the walk */
+	uint64_t stalled;   /* calls into file systems below SOURCE that did not answer */
 };
 
 /* Counters, without waiting for anything. */

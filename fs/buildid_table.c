@@ -7,6 +7,7 @@
 
 struct bidx ix = {.mu = PTHREAD_MUTEX_INITIALIZER,
                   .cv = PTHREAD_COND_INITIALIZER,
+                  .wake = PTHREAD_COND_INITIALIZER,
                   .freee = NONE,
                   .freed = NONE};
 

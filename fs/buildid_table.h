@@ -62,7 +62,11 @@ struct bidx {
 	uint64_t checked_ns;
 	_Atomic int state;
 	_Atomic uint64_t files, indexed, debug, leftout, errors, preads, dirs, bytes, walk_ns,
-	        refreshes;
+	        refreshes, stalled;
+	/* refreshes: asked for by queries (want), made by the index's thread */
+	pthread_cond_t wake; /* the thread waits on it for a refresh to make */
+	bool want, refreshing;
+	uint64_t looks; /* refreshes made */
 };
 
 extern struct bidx ix;
@@ -100,7 +104,10 @@ int bidx_ent_set(uint32_t dir, uint32_t i, const char *name, uint64_t fp, const 
 void bidx_pool_compact(void);
 
 /* Look at SOURCE (buildid_walk.c): the whole walk the first time, what
- * changed after (ix.mu held). */
+ * changed after (ix.mu held; released across every system call). */
 void bidx_look(void);
+
+/* At exit: the walk's idle helper thread ends (buildid_walk.c). */
+void bidx_walk_helper_stop(void);
 
 #endif /* ELFFS_BUILDID_TABLE_H */

@@ -65,9 +65,8 @@ static int current_kind(struct node *s, struct stat *st)
 	int ret = src_locate(s, &loc);
 	if (ret < 0)
 		return ret;
-	if (fstatat(loc.dirfd, loc.name, st, AT_SYMLINK_NOFOLLOW) < 0) {
-		ret = -errno;
-	} else {
+	/* src_statat: a mount point is answered from the kernel's attributes */
+	if ((ret = src_statat(loc.dirfd, loc.name, st)) == 0) {
 		struct stat old;
 		nodes_lock();
 		node_stat_get(s, &old);

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "probe.h"
 #include "readahead.h"
+#include "stall.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -213,7 +214,14 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	    (ret = readahead_start(o->cmd.mountpoint, o->readahead_kb, asked)) < 0)
 		elog(LOG_WARNING, "-o readahead: %s", strerror(-ret));
 	block_exit_signals(SIG_UNBLOCK);
+	/* libfuse's loop runs at most 10 workers unless told (FUSE_LOOP_MT_DEF_MAX_THREADS) */
+	struct stat src;
+	unsigned workers = o->cmd.singlethread              ? 1
+	                   : o->cmd.max_threads != UINT_MAX ? o->cmd.max_threads
+	                                                    : 10;
+	stall_init(fstat(elffs.srcfd, &src) == 0 ? (uint64_t)src.st_dev : 0, workers);
 	ret = loop(se, o);
+	stall_shutdown();
 	inval_stop();
 	elffs.se = NULL;
 	/* > 0: ended by that signal. ECONNABORTED: the connection went away

@@ -1,10 +1,13 @@
 /* The handler table and the connection setup. */
 #include "ops.h"
+#include "buildid_fs.h"
+#include "nodes.h"
 #include "initext.h"
 #include "iopolicy.h"
 #include "log.h"
 #include "readahead.h"
 #include "source.h"
+#include "stall.h"
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
@@ -27,17 +30,138 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		                  "(FUSE_DIRECT_IO_ALLOW_MMAP needs Linux 6.6 and libfuse 3.14)");
 }
 
+/*
+ * Requests that may go into a file system mounted below SOURCE run through
+ * stall_run (stall.h): by the device of their node, they run at once or
+ * wait, without a worker, while calls into that device already hold their
+ * share of the workers. The device of a node is its source's (a binary's
+ * for the nodes of its view); the index's nodes and SOURCE's own device
+ * run at once.
+ */
+static uint64_t dev_of_node(fuse_ino_t ino)
+{
+	struct node *n = node_get(ino);
+	uint64_t dev = 0;
+	if (n && !bidfs_kind(n->kind)) {
+		struct node *s = node_is_source(n) ? n : node_broot(n);
+		nodes_lock();
+		dev = s && s->src ? s->src->st.dev : 0;
+		nodes_unlock();
+	}
+	node_put(n);
+	return dev;
+}
+
+static const struct fuse_file_info *fi_of(const struct stall_job *j)
+{
+	return j->has_fi ? &j->fi : NULL;
+}
+
+static void run_lookup(const struct stall_job *j)
+{
+	op_lookup(j->req, j->ino, j->name);
+}
+
+static void run_getattr(const struct stall_job *j)
+{
+	op_getattr(j->req, j->ino, (struct fuse_file_info *)fi_of(j));
+}
+
+static void run_readlink(const struct stall_job *j)
+{
+	op_readlink(j->req, j->ino);
+}
+
+static void run_opendir(const struct stall_job *j)
+{
+	op_opendir(j->req, j->ino, (struct fuse_file_info *)&j->fi);
+}
+
+static void run_open(const struct stall_job *j)
+{
+	op_open(j->req, j->ino, (struct fuse_file_info *)&j->fi);
+}
+
+static void run_read(const struct stall_job *j)
+{
+	op_read(j->req, j->ino, j->size, j->off, (struct fuse_file_info *)&j->fi);
+}
+
+static void run_getxattr(const struct stall_job *j)
+{
+	op_getxattr(j->req, j->ino, j->name, j->size);
+}
+
+static void run_listxattr(const struct stall_job *j)
+{
+	op_listxattr(j->req, j->ino, j->size);
+}
+
+static void guarded(uint64_t dev, struct stall_job j, const struct fuse_file_info *fi)
+{
+	if (fi) {
+		j.fi = *fi;
+		j.has_fi = true;
+	}
+	stall_run(dev, &j);
+}
+
 /* The first lookup or getattr after INIT sets the readahead window. */
 static void first_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	readahead_kick();
-	op_lookup(req, parent, name);
+	guarded(dev_of_node(parent),
+	        (struct stall_job){.run = run_lookup, .req = req, .ino = parent, .name = name},
+	        NULL);
 }
 
 static void first_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	readahead_kick();
-	op_getattr(req, ino, fi);
+	guarded(dev_of_node(ino), (struct stall_job){.run = run_getattr, .req = req, .ino = ino},
+	        fi);
+}
+
+static void g_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	guarded(dev_of_node(ino), (struct stall_job){.run = run_readlink, .req = req, .ino = ino},
+	        NULL);
+}
+
+static void g_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	guarded(dev_of_node(ino), (struct stall_job){.run = run_opendir, .req = req, .ino = ino},
+	        fi);
+}
+
+static void g_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	guarded(dev_of_node(ino), (struct stall_job){.run = run_open, .req = req, .ino = ino}, fi);
+}
+
+/* A read goes by its open file's view: no node, no lock for SOURCE's. */
+static void g_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                   struct fuse_file_info *fi)
+{
+	guarded(op_read_dev(fi),
+	        (struct stall_job){
+	                .run = run_read, .req = req, .ino = ino, .size = size, .off = off},
+	        fi);
+}
+
+static void g_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	guarded(dev_of_node(ino),
+	        (struct stall_job){
+	                .run = run_getxattr, .req = req, .ino = ino, .name = name, .size = size},
+	        NULL);
+}
+
+static void g_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	guarded(dev_of_node(ino),
+	        (struct stall_job){.run = run_listxattr, .req = req, .ino = ino, .size = size},
+	        NULL);
 }
 
 const struct fuse_lowlevel_ops elffs_ops = {
@@ -46,17 +170,17 @@ const struct fuse_lowlevel_ops elffs_ops = {
         .forget = op_forget,
         .forget_multi = op_forget_multi,
         .getattr = first_getattr,
-        .readlink = op_readlink,
+        .readlink = g_readlink,
         .statfs = op_statfs,
-        .opendir = op_opendir,
+        .opendir = g_opendir,
         .readdir = op_readdir,
         .readdirplus = op_readdirplus,
         .releasedir = op_releasedir,
-        .open = op_open,
-        .read = op_read,
+        .open = g_open,
+        .read = g_read,
         .release = op_release,
-        .getxattr = op_getxattr,
-        .listxattr = op_listxattr,
+        .getxattr = g_getxattr,
+        .listxattr = g_listxattr,
         .setattr = op_setattr,
         .mknod = op_mknod,
         .mkdir = op_mkdir,

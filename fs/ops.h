@@ -28,6 +28,8 @@ void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi);
 void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+/* The device whose file open file fi reads (0: none, or memory of its own). */
+uint64_t op_read_dev(const struct fuse_file_info *fi);
 
 /* ops_xattr.c */
 void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);

@@ -388,6 +388,12 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 	bincache_release(v);
 }
 
+uint64_t op_read_dev(const struct fuse_file_info *fi)
+{
+	const struct ofile *of = (const struct ofile *)(uintptr_t)fi->fh;
+	return of->view && !of->text && !of->mem ? of->view->id.dev : 0;
+}
+
 void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	ofile_free((struct ofile *)(uintptr_t)fi->fh);

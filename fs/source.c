@@ -259,13 +259,65 @@ static int open_entry(int dirfd, const char *name, int flags)
 	return ret;
 }
 
+/* st from what statx gave (the fields of a struct stat that elffs uses). */
+static void stat_of_statx(const struct statx *sx, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	st->st_ino = sx->stx_ino;
+	st->st_mode = sx->stx_mode;
+	st->st_nlink = sx->stx_nlink;
+	st->st_uid = sx->stx_uid;
+	st->st_gid = sx->stx_gid;
+	st->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+	st->st_size = (off_t)sx->stx_size;
+	st->st_blksize = (blksize_t)sx->stx_blksize;
+	st->st_blocks = (blkcnt_t)sx->stx_blocks;
+	st->st_atim = (struct timespec){sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec};
+	st->st_mtim = (struct timespec){sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec};
+	st->st_ctim = (struct timespec){sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec};
+}
+
+/*
+ * lstat of a mount point below SOURCE (O_PATH descriptor pfd, not ours):
+ * the attributes the kernel has of the mounted root (AT_STATX_DONT_SYNC),
+ * never asking its file system, so that a mount whose daemon stopped
+ * answering cannot hold a listing, a lookup or a re-check of its parent
+ * (docs/security.md, section 5). mount_point: openat2 said so (EXDEV);
+ * without openat2, statx says it (STATX_ATTR_MOUNT_ROOT), else a plain
+ * fstat as before.
+ */
+static int stat_mount_point(int pfd, bool mount_point, struct stat *st)
+{
+	struct statx sx;
+	if (statx(pfd, "",
+	          AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+	          STATX_BASIC_STATS, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BASIC_STATS) == STATX_BASIC_STATS &&
+	    (mount_point || (sx.stx_attributes_mask & sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))) {
+		stat_of_statx(&sx, st);
+		return 0;
+	}
+	return fstat(pfd, st) < 0 ? -errno : 0;
+}
+
 static int stat_entry(int dirfd, const char *name, struct stat *st)
 {
-	int fd = open_entry(dirfd, name, O_PATH);
-	if (fd < 0)
+	int fd = open2(dirfd, name, O_PATH, RESOLVE_NO_XDEV);
+	if (fd >= 0) { /* no mount on the way */
+		int ret = fstat(fd, st) < 0 ? -errno : 0;
+		close(fd);
+		return ret;
+	}
+	if (fd != -EXDEV && fd != -ENOSYS)
 		return fd;
-	int ret = fstat(fd, st) < 0 ? -errno : 0;
-	close(fd);
+	int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	int ret = not_own(pfd, name);
+	if (ret == 0)
+		ret = stat_mount_point(pfd, fd == -EXDEV, st);
+	close(pfd);
 	return ret;
 }
 
@@ -288,21 +340,8 @@ int src_statat_listed(int dirfd, const char *name, struct stat *st)
 	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
 	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
 	    (sx.stx_mask & STATX_BASIC_STATS) != STATX_BASIC_STATS)
-		return src_statat(dirfd, name, st);
-	memset(st, 0, sizeof(*st));
-	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-	st->st_ino = sx.stx_ino;
-	st->st_mode = sx.stx_mode;
-	st->st_nlink = sx.stx_nlink;
-	st->st_uid = sx.stx_uid;
-	st->st_gid = sx.stx_gid;
-	st->st_rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
-	st->st_size = (off_t)sx.stx_size;
-	st->st_blksize = (blksize_t)sx.stx_blksize;
-	st->st_blocks = (blkcnt_t)sx.stx_blocks;
-	st->st_atim = (struct timespec){sx.stx_atime.tv_sec, sx.stx_atime.tv_nsec};
-	st->st_mtim = (struct timespec){sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec};
-	st->st_ctim = (struct timespec){sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec};
+		return src_statat(dirfd, name, st); /* a mount point: its device checked */
+	stat_of_statx(&sx, st);
 	return 0;
 }
 

@@ -1,0 +1,407 @@
+#!/usr/bin/python3
+"""A mount below SOURCE that stops answering (issue 20, item 3).
+
+SRC/nested is a second elffs mount (of a directory of 12 binaries) whose
+daemon the test stops with SIGSTOP. With it stopped, every call of the
+mount that does not go into nested/ must answer within STEP_LIMIT seconds:
+`ls` and `lstat` of SOURCE's root (which holds the hung mount point),
+`info` of binaries elsewhere (their "same build id" lines come from the
+build-id index, whose refreshes walk SOURCE, nested/ included), the
+.build-id listing, a link of it and its user.elffs.state, and reads of
+binaries elsewhere. Then the same again with a dozen readers stuck in
+nested/ at once (more than libfuse's 10 workers; reads of files they
+opened before the stop, since the kernel takes the lookups of one
+directory one at a time): calls into one mount below SOURCE must not take
+every worker. The index counts the call it gave up on (user.elffs.stalled)
+and the log says so. Once the nested daemon goes on,
+the readers get their bytes (or EIO) and nested/ reads right again.
+Readers that wait for nested/ behind the stuck ones hold no worker: killed
+with SIGKILL, they end at once.
+
+Rounds: multi-threaded (both phases) and -s (single-threaded: the first
+phase only; there a call into nested/ holds the only worker by design).
+
+Safety: the nested daemon is sent SIGCONT in a finally block before any
+unmount, and a watchdog continues it and aborts the outer connection if
+the whole stopped phase takes longer than HANG_LIMIT seconds, so a hang
+fails the test instead of leaving a stopped daemon or a stuck mount.
+
+usage: test_hung.py [multi|single ...]   (default: both)
+"""
+
+import errno
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import elf_oracle as oracle
+from elffs_mount import (Checker, Mount, MountError, abort_connection, fixture, require_fuse,
+                         wait_for)
+
+STEP_LIMIT = 8.0  # seconds an unrelated call may take with nested/ stopped
+HANG_LIMIT = 150.0  # the whole stopped phase, before the watchdog steps in
+READERS = 12  # readers stuck in nested/ at once (libfuse: 10 workers by default)
+KILLED = 4  # more readers of nested/, killed while they wait
+BIDS = {"exec": "4b74a264daf428139bcf220f46c3b2d3235dc7bd"}
+
+
+def errname(e):
+    return errno.errorcode.get(e, str(e))
+
+
+def read_all(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def copy_fixture(name, dst):
+    shutil.copyfile(fixture(name), dst)
+    os.chmod(dst, 0o755)
+
+
+class Nested:
+    """The stopped daemon's state: SIGCONT is idempotent."""
+
+    def __init__(self, m):
+        self.m = m
+        self.stopped = False
+
+    def stop(self):
+        os.kill(self.m.proc.pid, signal.SIGSTOP)
+        self.stopped = True
+
+    def cont(self):
+        if self.m.proc is not None:
+            try:
+                os.kill(self.m.proc.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self.stopped = False
+
+
+class Watchdog:
+    """After limit s: continue the nested daemon and abort the outer
+    connection (calls stuck on it then fail with ENOTCONN)."""
+
+    def __init__(self, ck, conn, nested, what, limit=HANG_LIMIT):
+        self.ck, self.conn, self.nested, self.what = ck, conn, nested, what
+        self.timer = threading.Timer(limit, self._fire)
+        self.timer.daemon = True
+        self.limit = limit
+
+    def _fire(self):
+        self.ck.fail(f"{self.what}: still hung after {self.limit:.0f} s: continuing the nested "
+                     f"daemon and aborting the mount")
+        self.nested.cont()
+        abort_connection(self.conn)
+
+    def __enter__(self):
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.timer.cancel()
+        return False
+
+
+def timed(ck, tag, steps, parallel=False):
+    """Run each (name, fn) in a thread of its own; each must end within
+    STEP_LIMIT s (run one after the other, or all at once). The threads
+    of the calls that hang are returned (they end once nested/ goes on)."""
+    hung, worst = [], 0.0
+    results = {}
+
+    def body(name, fn):
+        t0 = time.monotonic()
+        try:
+            fn()
+            results[name] = (None, time.monotonic() - t0)
+        except Exception as e:  # an OSError, or a failed check inside fn
+            results[name] = (e, time.monotonic() - t0)
+
+    def collect(name, t):
+        nonlocal worst
+        if t.is_alive():
+            ck.fail(f"{tag}: {name}: no answer within {STEP_LIMIT:.0f} s")
+            hung.append(t)
+            return
+        err, took = results[name]
+        worst = max(worst, took)
+        ck.ok(err is None, f"{tag}: {name}: {err!r}")
+
+    threads = []
+    for name, fn in steps:
+        t = threading.Thread(target=body, args=(name, fn), daemon=True)
+        t.start()
+        if parallel:
+            threads.append((name, t))
+            continue
+        t.join(STEP_LIMIT)
+        collect(name, t)
+        parallel = bool(hung)  # once one hangs, the others at once (one wait for all)
+    end = time.monotonic() + STEP_LIMIT
+    for name, t in threads:
+        t.join(max(0.0, end - time.monotonic()))
+        collect(name, t)
+    print(f"{tag}: {len(steps)} calls, slowest {worst:.2f} s, {len(hung)} hung", flush=True)
+    return hung
+
+
+def unrelated_steps(ck, mnt, tag):
+    """The calls that do not go into nested/."""
+    want_exec = read_all(fixture("exec"))
+    want_pie = read_all(fixture("pie"))
+    bid = BIDS["exec"]
+
+    def ls_root():
+        names = set(os.listdir(mnt))
+        for name in ("exec", "xcopy", "sub", "nested", ".build-id"):
+            if name not in names:
+                raise AssertionError(f"{name} not listed: {sorted(names)}")
+
+    def lstat_root():
+        for name in os.listdir(mnt):
+            os.lstat(os.path.join(mnt, name))
+
+    def info(path, same):
+        def fn():
+            text = read_all(os.path.join(mnt, path, "info")).decode()
+            if same and f"same build id: {same}" not in text:
+                raise AssertionError(f"no 'same build id: {same}' line in {path}/info")
+        return fn
+
+    def buildid_list():
+        top = os.path.join(mnt, ".build-id")
+        if bid[:2] not in os.listdir(top):
+            raise AssertionError(f"{bid[:2]} missing from .build-id")
+        if bid[2:] not in os.listdir(os.path.join(top, bid[:2])):
+            raise AssertionError(f"{bid[2:]} missing from .build-id/{bid[:2]}")
+
+    def buildid_link():
+        target = os.readlink(os.path.join(mnt, ".build-id", bid[:2], bid[2:]))
+        if target != "../../exec/elf":
+            raise AssertionError(f"link target {target!r}")
+
+    def state():
+        os.getxattr(os.path.join(mnt, ".build-id"), "user.elffs.state")
+        os.listxattr(os.path.join(mnt, ".build-id"))
+
+    def read(path, want):
+        def fn():
+            if read_all(os.path.join(mnt, path)) != want:
+                raise AssertionError(f"{path}: wrong bytes")
+        return fn
+
+    return [("ls of SOURCE's root", ls_root),
+            ("lstat of its entries (nested/ too)", lstat_root),
+            (".build-id listing", buildid_list),
+            ("info of exec", info("exec", "xcopy")),
+            ("info of sub/pie", info("sub/pie", None)),
+            (".build-id link", buildid_link),
+            ("user.elffs.state", state),
+            ("read exec/elf", read("exec/elf", want_exec)),
+            ("read sub/pie/header", read("sub/pie/header", want_pie[:64])),
+            ("read xcopy/elf", read("xcopy/elf", want_exec))]
+
+
+def check_stalled(mnt):
+    n = int(os.getxattr(os.path.join(mnt, ".build-id"), "user.elffs.stalled"))
+    if n < 1:
+        raise AssertionError(f"{n}, want the index's call into nested/ counted")
+
+
+def reader_file(mnt, i):
+    return os.path.join(mnt, "nested", f"e{i:02d}", "elf", "sections", ".text")
+
+
+def reader(fd, out, i):
+    """A call into nested/: a read of a file opened before the stop (a
+    lookup would wait in the kernel, which takes a directory's lookups one
+    at a time: a read reaches a worker, as many at once as there are)."""
+    try:
+        out[i] = ("read", os.pread(fd, 4096, 0))
+    except OSError as e:
+        out[i] = ("error", e.errno)
+
+
+def kernel_stack(pid):
+    try:
+        with open(f"/proc/{pid}/stack") as f:
+            return " | ".join(line.split()[-1] for line in f)
+    except OSError as e:
+        return str(e)
+
+
+WAITER = ("import os, sys\n"
+          "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+          "print('open', flush=True)\n"
+          "sys.stdin.readline()\n"
+          "os.pread(fd, 4096, 0)\n")
+
+
+def start_waiters(mnt):
+    """Readers of nested/ in processes of their own, with their file open."""
+    procs = [subprocess.Popen([sys.executable, "-c", WAITER, reader_file(mnt, READERS + i)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for i in range(KILLED)]
+    for p in procs:
+        p.stdout.readline()
+    return procs
+
+
+def killed_waiters(ck, tag, procs):
+    """Readers that wait for nested/ behind the stuck ones hold no worker:
+    killed (SIGKILL), they end at once (the kernel interrupts their
+    request, which the daemon answers EINTR)."""
+    try:
+        for p in procs:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        time.sleep(1.0)
+        ck.eq(sum(p.poll() is None for p in procs), KILLED,
+              f"{tag}: readers of nested/ waiting before the kill")
+        for p in procs:
+            p.kill()
+        wait_for(lambda: all(p.poll() is not None for p in procs), 3.0)
+        left = [p.pid for p in procs if p.poll() is None]
+        ck.ok(not left, f"{tag}: {len(left)} killed readers of nested/ still there 3 s after "
+                        f"SIGKILL; their kernel stacks: {[kernel_stack(pid) for pid in left]}")
+    finally:
+        for p in procs:
+            p.kill()
+        # the ones still there end once nested/ goes on (the caller continues it)
+
+
+def check_readers(ck, tag, out, want):
+    errs = {}
+    for i in range(READERS):
+        got = out.get(i)
+        if got is None:
+            ck.fail(f"{tag}: reader {i} did not end once nested/ went on")
+        elif got[0] == "error":
+            errs[errname(got[1])] = errs.get(errname(got[1]), 0) + 1
+            ck.ok(got[1] == errno.EIO, f"{tag}: reader {i}: {errname(got[1])}, want bytes or EIO")
+        else:
+            ck.eq(got[1], want, f"{tag}: reader {i}: nested/e{i:02d}/elf/sections/.text")
+    print(f"{tag}: readers in nested/: {READERS - sum(errs.values())} answered right, "
+          f"errors {errs or 'none'}", flush=True)
+
+
+def text_of(path):
+    info = oracle.readelf([path])[path]
+    s = next(s for s in info.sections if s.name == ".text")
+    with open(path, "rb") as f:
+        return f.read()[s.off:s.off + s.size][:4096]
+
+
+def hung_round(ck, tag, args, readers):
+    tmp = tempfile.mkdtemp(prefix="elffs-hung-")
+    src = os.path.join(tmp, "src")
+    inner = os.path.join(tmp, "inner")
+    os.makedirs(os.path.join(src, "sub"))
+    os.makedirs(os.path.join(src, "nested"))
+    os.makedirs(inner)
+    copy_fixture("exec", os.path.join(src, "exec"))
+    copy_fixture("exec", os.path.join(src, "xcopy"))
+    copy_fixture("pie", os.path.join(src, "sub", "pie"))
+    for i in range(READERS + KILLED):  # a name each: the kernel looks a name up once
+        copy_fixture("pie", os.path.join(inner, f"e{i:02d}"))
+    want_pie = read_all(fixture("pie"))
+    nested = None
+    stuck, fds, procs = [], [], []
+    try:
+        with Mount(ck, inner, ["-o", "timeout=0.1"],
+                   mountpoint=os.path.join(src, "nested")) as im:
+            nested = Nested(im)
+            with Mount(ck, src, args + ["-o", "timeout=0.2"]) as m:
+                mnt = m.path
+                conn = os.minor(os.stat(mnt).st_dev)
+                try:
+                    with Watchdog(ck, conn, nested, tag):
+                        # before the stop: the index walked (nested/ too), nodes known
+                        stuck += timed(ck, f"{tag} (answering)", unrelated_steps(ck, mnt, tag))
+                        ck.eq(read_all(os.path.join(mnt, "nested", "e00", "elf", "header")),
+                              want_pie[:64], f"{tag}: nested/e00/elf/header before the stop")
+                        if readers:  # their files opened while nested/ answers
+                            fds = [os.open(reader_file(mnt, i), os.O_RDONLY)
+                                   for i in range(READERS)]
+                            procs = start_waiters(mnt)
+                        nested.stop()
+                        time.sleep(0.6)  # past both mounts' cache timeouts
+                        stuck += timed(ck, f"{tag} (nested/ stopped)",
+                                       unrelated_steps(ck, mnt, tag))
+                        stuck += timed(ck, f"{tag} (user.elffs.stalled)",
+                                       [("user.elffs.stalled", lambda: check_stalled(mnt))])
+                        out = {}
+                        if readers:
+                            for i in range(READERS):
+                                t = threading.Thread(target=reader, args=(fds[i], out, i),
+                                                     daemon=True)
+                                t.start()
+                                stuck.append(t)
+                            time.sleep(1.5)
+                            ck.count("readers still waiting",
+                                     READERS - len(out))
+                            stuck += timed(ck, f"{tag} ({READERS} readers in nested/)",
+                                           unrelated_steps(ck, mnt, tag))
+                            time.sleep(0.3)
+                            stuck += timed(ck, f"{tag} ({READERS} readers, at once)",
+                                           unrelated_steps(ck, mnt, tag), parallel=True)
+                        if readers:
+                            killed_waiters(ck, tag, procs)
+                        nested.cont()
+                        for t in stuck:
+                            t.join(20)
+                        ck.ok(not any(t.is_alive() for t in stuck),
+                              f"{tag}: calls still stuck 20 s after nested/ went on")
+                        if readers:
+                            check_readers(ck, tag, out, text_of(fixture("pie")))
+                        try:
+                            ck.eq(read_all(os.path.join(mnt, "nested", "e05", "elf", "header")),
+                                  want_pie[:64], f"{tag}: nested/e05/elf/header once it goes on")
+                        except OSError as e:  # ENOTCONN once the watchdog aborted the mount
+                            ck.fail(f"{tag}: nested/e05/elf/header once it goes on: {e}")
+                        ck.ok("has not answered" in m.output(),
+                              f"{tag}: no log line about nested/: {m.output()[-500:]}")
+                        ck.ok(m.alive(), f"{tag}: daemon died")
+                finally:
+                    nested.cont()
+                    for t in stuck:
+                        t.join(20)
+                    for p in procs:
+                        p.kill()
+                        p.wait()
+                    for fd in fds:
+                        os.close(fd)
+    except MountError as e:
+        ck.fail(f"{tag}: {e}")
+    finally:
+        if nested is not None:
+            nested.cont()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    require_fuse()
+    ck = Checker("hung")
+    if os.geteuid() != 0:
+        print("SKIP: a FUSE mount inside SOURCE and its SIGSTOP need root here")
+        sys.exit(77)
+    parts = sys.argv[1:] or ["multi", "single"]
+    for part in parts:
+        started = time.monotonic()
+        if part == "multi":
+            hung_round(ck, "multi-threaded", [], True)
+        else:
+            hung_round(ck, "-s", ["-s"], False)
+        print(f"{part}: {time.monotonic() - started:.1f} s", flush=True)
+    ck.finish()
+
+
+if __name__ == "__main__":
+    main()
