@@ -349,6 +349,34 @@ def namespace_copies(path):
     return out
 
 
+class Watchdog:
+    """Aborts FUSE connection conn when the with-block takes longer than
+    limit seconds (calls stuck on the mount then fail with ENOTCONN), after
+    before_abort() if given (e.g. continuing a stopped daemon)."""
+
+    def __init__(self, ck, conn, what, limit, before_abort=None, why="hung"):
+        self.ck, self.conn, self.what, self.limit = ck, conn, what, limit
+        self.before_abort, self.why = before_abort, why
+        self.fired = False
+        self.timer = threading.Timer(limit, self._fire)
+        self.timer.daemon = True
+
+    def _fire(self):
+        self.fired = True
+        self.ck.fail(f"{self.what}: {self.why} for {self.limit:.0f} s, aborting the mount")
+        if self.before_abort:
+            self.before_abort()
+        abort_connection(self.conn)
+
+    def __enter__(self):
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.timer.cancel()
+        return False
+
+
 def abort_connection(conn):
     """Abort FUSE connection conn (its device minor) through fusectl, mounted
     if need be: the calls in flight then fail with ENOTCONN. Whether it

@@ -42,7 +42,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import elf_oracle as oracle
-from elffs_mount import Checker, Mount, MountError, abort_connection, fixture, require_fuse
+from elffs_mount import Watchdog as SharedWatchdog
+from elffs_mount import Checker, Mount, MountError, fixture, require_fuse
 
 HANG_LIMIT = 20.0  # seconds a step may take before the connection is aborted
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -58,28 +59,8 @@ def errname(e):
     return errno.errorcode.get(e, str(e))
 
 
-class Watchdog:
-    """Aborts FUSE connection conn when the with-block takes longer than
-    limit seconds: calls stuck on the mount then fail with ENOTCONN."""
-
-    def __init__(self, ck, conn, what, limit=HANG_LIMIT):
-        self.ck, self.conn, self.what, self.limit = ck, conn, what, limit
-        self.fired = False
-        self.timer = threading.Timer(limit, self._fire)
-        self.timer.daemon = True
-
-    def _fire(self):
-        self.fired = True
-        self.ck.fail(f"{self.what}: hung for {self.limit:.0f} s, aborting the mount")
-        abort_connection(self.conn)
-
-    def __enter__(self):
-        self.timer.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.timer.cancel()
-        return False
+def Watchdog(ck, conn, what, limit=HANG_LIMIT):  # noqa: N802 (a class before)
+    return SharedWatchdog(ck, conn, what, limit)
 
 
 def run(ck, cmd):

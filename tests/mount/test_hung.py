@@ -40,7 +40,8 @@ import threading
 import time
 
 import elf_oracle as oracle
-from elffs_mount import (Checker, Mount, MountError, abort_connection, fixture, require_fuse,
+from elffs_mount import Watchdog as SharedWatchdog
+from elffs_mount import (Checker, Mount, MountError, fixture, require_fuse,
                          wait_for)
 
 STEP_LIMIT = 8.0  # seconds an unrelated call may take with nested/ stopped
@@ -84,29 +85,11 @@ class Nested:
         self.stopped = False
 
 
-class Watchdog:
+def Watchdog(ck, conn, nested, what, limit=HANG_LIMIT):  # noqa: N802
     """After limit s: continue the nested daemon and abort the outer
     connection (calls stuck on it then fail with ENOTCONN)."""
-
-    def __init__(self, ck, conn, nested, what, limit=HANG_LIMIT):
-        self.ck, self.conn, self.nested, self.what = ck, conn, nested, what
-        self.timer = threading.Timer(limit, self._fire)
-        self.timer.daemon = True
-        self.limit = limit
-
-    def _fire(self):
-        self.ck.fail(f"{self.what}: still hung after {self.limit:.0f} s: continuing the nested "
-                     f"daemon and aborting the mount")
-        self.nested.cont()
-        abort_connection(self.conn)
-
-    def __enter__(self):
-        self.timer.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.timer.cancel()
-        return False
+    return SharedWatchdog(ck, conn, what, limit, before_abort=nested.cont,
+                          why="still hung (continuing the nested daemon)")
 
 
 def timed(ck, tag, steps, parallel=False):
