@@ -59,6 +59,31 @@ void fb_add(struct fieldbuf *x, const char *s)
 	x->full += n;
 }
 
+size_t fb_add_shown(struct fieldbuf *x, const char *s)
+{
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t k = 0;
+		while (p[k] >= 0x20 && p[k] != 0x7f)
+			k++;
+		if (k) {
+			char run[64];
+			size_t m = k < sizeof(run) - 1 ? k : sizeof(run) - 1;
+			memcpy(run, p, m);
+			run[m] = 0;
+			fb_add(x, run);
+			p += m;
+			n += m;
+			continue;
+		}
+		char esc[3] = {'^', (char)(*p + 0x40), 0};
+		fb_add(x, esc);
+		p++;
+		n += 2;
+	}
+	return n;
+}
+
 void lb_fieldbuf(struct linebuf *b, const struct fieldbuf *x)
 {
 	lb_field_cut(b, x->buf, x->shown, x->full);
