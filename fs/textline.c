@@ -2,6 +2,7 @@
 #include "textline.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,28 +60,35 @@ void fb_add(struct fieldbuf *x, const char *s)
 	x->full += n;
 }
 
+/* Whether byte c is written as "^" and c + 0x40. */
+static inline bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 size_t fb_add_shown(struct fieldbuf *x, const char *s)
 {
-	size_t n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t k = 0;
-		while (p[k] >= 0x20 && p[k] != 0x7f)
-			k++;
-		if (k) {
-			char run[64];
-			size_t m = k < sizeof(run) - 1 ? k : sizeof(run) - 1;
-			memcpy(run, p, m);
-			run[m] = 0;
-			fb_add(x, run);
-			p += m;
-			n += m;
-			continue;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0, n = 0;
+	/* the shown part, byte by byte (an escape may be cut in two, as fb_add cuts) */
+	for (; i < len && x->shown < TEXT_FIELD_MAX; i++) {
+		if (is_control(p[i])) {
+			x->buf[x->shown++] = '^';
+			if (x->shown < TEXT_FIELD_MAX)
+				x->buf[x->shown++] = (char)(p[i] + 0x40);
+			n += 2;
+		} else {
+			x->buf[x->shown++] = (char)p[i];
+			n++;
 		}
-		char esc[3] = {'^', (char)(*p + 0x40), 0};
-		fb_add(x, esc);
-		p++;
-		n += 2;
 	}
+	/* the rest is only counted: one pass, no copy (a 64 KiB name of 20,000
+	 * symbols must not cost more than its strlen) */
+	size_t extra = 0;
+	for (size_t j = i; j < len; j++)
+		extra += is_control(p[j]);
+	n += len - i + extra;
+	x->full += n;
 	return n;
 }
 
