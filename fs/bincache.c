@@ -5,12 +5,15 @@
  */
 #include "bincache.h"
 #include "arview.h"
+#include "log.h"
 #include "dcache.h"
 #include "membudget.h"
 #include "source.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -23,6 +26,7 @@ struct binary {
 	pthread_mutex_t build; /* one parse at a time per binary */
 	struct bview *view;    /* current alias (cache lock) */
 	uint64_t bad_gen;      /* 1 + generation whose header was refused, or 0 */
+	char *why;             /* why it was refused (user.elffs.refused), or NULL */
 	uint64_t big_gen;      /* 1 + generation too big for the memory budget, or 0 */
 };
 
@@ -346,6 +350,7 @@ void binary_destroy(struct binary *b)
 		return;
 	bincache_invalidate(b, UINT64_MAX);
 	pthread_mutex_destroy(&b->build);
+	free(b->why);
 	free(b);
 }
 
@@ -536,12 +541,22 @@ static struct src_handle *handle_for(int fd, const struct stat *st, struct node 
 	return h;
 }
 
+/* Why fd's header is refused (open_source's -EIO) into why: pfelf's words
+ * for an ELF file, an archive's errno for an ar archive. */
+static void refusal(int fd, int ret, char *why, size_t size)
+{
+	if (pfelf_header_why(fd, why, size) == -ENOEXEC && strcmp(why, "no ELF magic") == 0)
+		snprintf(why, size, "ar archive: %s", strerror(-ret));
+	else if (!why[0])
+		snprintf(why, size, "%s", strerror(-ret));
+}
+
 /* Open the source of root: *vh its handle (an ELF file's, or an ar
  * archive's when it has no ELF magic), *h its file handle, *id its
  * identity; -ESTALE when it is not expect any more, -EIO when pfelf
- * refuses its header. */
+ * refuses its header (why it does in why, REFUSED_MAX bytes). */
 static int open_source(struct node *root, const struct stat *expect, struct vhandle *vh,
-                       struct src_handle **h, pfelf_identity *id)
+                       struct src_handle **h, pfelf_identity *id, char *why)
 {
 	int fd = src_open_file(root);
 	if (fd < 0)
@@ -554,6 +569,8 @@ static int open_source(struct node *root, const struct stat *expect, struct vhan
 		ret = open_fd(fd, false, vh);
 	if (ret == -ENOEXEC)
 		ret = open_fd(fd, true, vh);
+	if (ret == -ENOEXEC || ret == -EINVAL)
+		refusal(fd, ret, why, REFUSED_MAX);
 	*h = ret == 0 && vh->f ? handle_for(fd, &st, root, vh->f) : NULL;
 	close(fd);
 	if (ret == 0 && vh->f)
@@ -564,12 +581,12 @@ static int open_source(struct node *root, const struct stat *expect, struct vhan
 }
 
 /* Open and parse the source of root into a new core (not in the cache yet). */
-static int parse(struct node *root, const struct stat *expect, struct bview **out)
+static int parse(struct node *root, const struct stat *expect, struct bview **out, char *why)
 {
 	struct vhandle vh = {NULL, NULL};
 	struct src_handle *h = NULL;
 	pfelf_identity id;
-	int ret = open_source(root, expect, &vh, &h, &id);
+	int ret = open_source(root, expect, &vh, &h, &id, why);
 	if (ret == 0)
 		ret = vh.f ? view_build(vh.f, root->name, out)
 		           : arview_build(vh.arch, root->name, out);
@@ -609,14 +626,36 @@ static int install(struct node *root, uint64_t gen, struct bview *c, struct bvie
 	return reinstated(ret, out);
 }
 
-/* Remember a refusal of generation gen that parsing again would repeat. */
-static void remember(struct binary *b, uint64_t gen, int ret)
+/* One log line for a refused header, at most one every 10 s. */
+static void log_refusal(struct node *root, const char *why)
 {
+	static struct elog_limit limit;
+	unsigned skipped;
+	if (!elog_due(&limit, REFUSED_LOG_EVERY_NS, &skipped))
+		return;
+	char *path = malloc(PATH_MAX);
+	if (path && node_source_path(root, path, PATH_MAX) < 0)
+		snprintf(path, PATH_MAX, "%s", node_name(root));
+	elog(LOG_WARNING,
+	     "%s: ELF header refused, every lookup inside is EIO: %s "
+	     "(%u more refusals since the last message)",
+	     path && path[0] ? path : ".", why, skipped);
+	free(path);
+}
+
+/* Remember a refusal of generation gen that parsing again would repeat
+ * (with why, for -EIO: a header refused). */
+static void remember(struct binary *b, uint64_t gen, int ret, const char *why)
+{
+	char *text = ret == -EIO && why[0] ? strdup(why) : NULL;
 	pthread_mutex_lock(&lock);
-	if (ret == -EIO)
+	if (ret == -EIO) {
 		b->bad_gen = gen + 1;
-	else if (ret == -EFBIG)
+		free(b->why);
+		b->why = text;
+	} else if (ret == -EFBIG) {
 		b->big_gen = gen + 1;
+	}
 	pthread_mutex_unlock(&lock);
 }
 
@@ -627,10 +666,28 @@ static int build(struct node *root, uint64_t gen, const struct stat *expect, str
 	if (ret != 1)
 		return ret;
 	struct bview *c;
-	ret = parse(root, expect, &c);
+	char why[REFUSED_MAX] = "";
+	ret = parse(root, expect, &c, why);
 	if (ret == 0)
 		return install(root, gen, c, out);
-	remember(root->bin, gen, ret);
+	if (ret == -EIO && why[0])
+		log_refusal(root, why);
+	remember(root->bin, gen, ret, why);
+	return ret;
+}
+
+int bincache_refused(struct node *root, uint64_t gen, char *buf, size_t size)
+{
+	struct binary *b = root->bin;
+	int ret = -ENODATA;
+	pthread_mutex_lock(&lock);
+	if (b && b->bad_gen == gen + 1 && b->why) {
+		size_t len = strlen(b->why);
+		ret = len <= size ? (int)len : -ERANGE;
+		if (ret > 0)
+			memcpy(buf, b->why, len);
+	}
+	pthread_mutex_unlock(&lock);
 	return ret;
 }
 

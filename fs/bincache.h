@@ -37,6 +37,7 @@
 
 #include "nodes.h"
 #include "view.h"
+#include "xattr.h"
 
 #include <sys/stat.h>
 
@@ -61,6 +62,19 @@ void binary_destroy(struct binary *b);
  */
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
                      struct bview **out);
+
+/* Reasons of refused headers: at most this long (with the NUL); one log
+ * line for them at most every REFUSED_LOG_EVERY_NS. */
+#define REFUSED_MAX          XATTR_VALUE_MAX /* an attribute value, the NUL left out */
+#define REFUSED_LOG_EVERY_NS 10000000000ULL
+
+/*
+ * Why binary root's header was refused at generation gen, when
+ * bincache_acquire answered -EIO for that reason: its text (no NUL) into buf (size bytes);
+ * its length, -ENODATA (not refused, or refused for no reason pfelf could
+ * name), -ERANGE. The user.elffs.refused attribute of its directory.
+ */
+int bincache_refused(struct node *root, uint64_t gen, char *buf, size_t size);
 
 /* Drop a pinned reference (NULL is allowed). */
 void bincache_release(struct bview *v);

@@ -198,36 +198,65 @@ static uint32_t first_of(const uint8_t *id, unsigned len, bool debug)
 	return lo;
 }
 
+/* The end of the run of order[lo...] that has the key. */
+static uint32_t end_of(uint32_t lo, const uint8_t *id, unsigned len, bool debug)
+{
+	uint32_t hi = lo;
+	while (hi < ix.norder && cmp_key(&ix.e[ix.order[hi]], id, len, debug) == 0)
+		hi++;
+	return hi;
+}
+
+/*
+ * The winner among the entries of order[lo, hi), the one place of the
+ * rule (SPEC 6, elffs(1) BUILD-ID INDEX): the first relative path in byte
+ * order, whole paths compared ("bin/prog" before "bin/prog-copy" and
+ * "bin/prog.orig"; never the link targets, where "-" and "." sort before
+ * "/"). Paths too long for a link take no part. The entry's index in ix.e
+ * and its path in best (PATH_MAX bytes; cand is scratch of the same
+ * size); -ENOENT when there is none, -ENAMETOOLONG when every path is too
+ * long.
+ */
+static int64_t winner_of(uint32_t lo, uint32_t hi, char *best, char *cand)
+{
+	int64_t win = -ENOENT;
+	for (uint32_t k = lo; k < hi; k++) {
+		uint32_t i = ix.order[k];
+		int l = path_of(i, cand, PATH_MAX - 10);
+		if (l < 0) {
+			if (win == -ENOENT)
+				win = l;
+			continue;
+		}
+		if (win < 0 || strcmp(cand, best) < 0) {
+			memcpy(best, cand, (size_t)l + 1);
+			win = i;
+		}
+	}
+	return win;
+}
+
 int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t size, uint32_t *slot,
                 uint32_t *serial)
 {
-	int ret = ready();
-	if (ret < 0)
+	char *best = malloc(PATH_MAX), *cand = malloc(PATH_MAX);
+	int ret = best && cand ? ready() : -ENOMEM;
+	if (ret < 0) {
+		free(best);
+		free(cand);
 		return ret;
+	}
 	uint32_t lo = first_of(id, len, debug);
-	char *best = NULL, *cand = malloc(size);
-	ret = cand ? -ENOENT : -ENOMEM;
-	for (uint32_t k = lo; cand && k < ix.norder; k++) {
-		uint32_t i = ix.order[k];
-		if (cmp_key(&ix.e[i], id, len, debug) != 0)
-			break;
-		int l = target_of(i, cand, size);
-		if (l < 0) {
-			if (ret == -ENOENT)
-				ret = l;
-			continue;
-		}
-		if (!best || strcmp(cand, best) < 0) { /* the first path in byte order wins */
-			char *t = best;
-			best = cand;
-			cand = t ? t : malloc(size);
-			ret = l;
-			*slot = i;
-			*serial = ix.e[i].serial;
+	int64_t win = winner_of(lo, end_of(lo, id, len, debug), best, cand);
+	if (win < 0)
+		ret = (int)win;
+	else {
+		ret = target_of((uint32_t)win, buf, size);
+		if (ret >= 0) {
+			*slot = (uint32_t)win;
+			*serial = ix.e[win].serial;
 		}
 	}
-	if (best)
-		memcpy(buf, best, (size_t)ret + 1);
 	pthread_mutex_unlock(&ix.mu);
 	free(best);
 	free(cand);
@@ -286,33 +315,35 @@ static int paths_of(uint32_t lo, uint32_t hi, char **pool, char ***paths, size_t
 int bidx_same(const uint8_t *id, unsigned len, bool debug, const char *path,
               int (*each)(void *ctx, const char *path), void *ctx)
 {
-	int ret = ready_for(false);
-	if (ret < 0)
+	char *best = malloc(PATH_MAX), *cand = malloc(PATH_MAX);
+	int ret = best && cand ? ready_for(false) : -ENOMEM;
+	if (ret < 0) {
+		free(best);
+		free(cand);
 		return ret == -EAGAIN ? 0 : ret;
-	uint32_t lo = first_of(id, len, debug), hi = lo;
-	while (hi < ix.norder && cmp_key(&ix.e[ix.order[hi]], id, len, debug) == 0)
-		hi++;
+	}
+	uint32_t lo = first_of(id, len, debug), hi = end_of(lo, id, len, debug);
 	char *pool = NULL, **paths = NULL;
 	size_t n = 0;
-	ret = hi - lo < 2 ? 0 : paths_of(lo, hi, &pool, &paths, &n);
+	if (hi - lo >= 2 && winner_of(lo, hi, best, cand) >= 0 && strcmp(best, path) == 0)
+		ret = paths_of(lo, hi, &pool, &paths, &n);
 	pthread_mutex_unlock(&ix.mu);
+	free(cand);
 	if (ret < 0 || n < 2) {
+		free(best);
 		free(pool);
 		free(paths);
 		return ret;
 	}
-	size_t win = 0; /* the winner: the first path in byte order */
-	for (size_t k = 1; k < n; k++)
-		if (strcmp(paths[k], paths[win]) < 0)
-			win = k;
-	ret = 0;
-	if (strcmp(paths[win], path) == 0) {
-		paths[win] = paths[n - 1];
-		qsort(paths, n - 1, sizeof(*paths), by_path);
-		for (size_t k = 0; k < n - 1 && each(ctx, paths[k]) == 0; k++)
-			;
-		ret = (int)(n - 1 < INT32_MAX ? n - 1 : INT32_MAX);
-	}
+	size_t k = 0, m = n - 1; /* the others: every path but the winner's */
+	while (k < m && strcmp(paths[k], best) != 0)
+		k++;
+	paths[k] = paths[m];
+	free(best);
+	qsort(paths, m, sizeof(*paths), by_path);
+	for (k = 0; k < m && each(ctx, paths[k]) == 0; k++)
+		;
+	ret = (int)(m < INT32_MAX ? m : INT32_MAX);
 	free(pool);
 	free(paths);
 	return ret;

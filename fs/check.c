@@ -218,6 +218,23 @@ int check_current_view(struct node *root, struct bview **out)
 	return -EIO;
 }
 
+int check_refused(struct node *root, char *buf, size_t size)
+{
+	struct bview *v;
+	int ret = check_current_view(root, &v);
+	if (ret == 0) {
+		bincache_release(v);
+		return -ENODATA;
+	}
+	if (ret != -EIO)
+		return ret;
+	nodes_lock();
+	uint64_t gen = node_gen(root);
+	nodes_unlock();
+	int len = bincache_refused(root, gen, buf, size);
+	return len == -ENODATA ? -EIO : len;
+}
+
 /* Threads whose last open was answered ESTALE, by thread id modulo the size
  * (a collision only turns one later ESTALE into EIO, or the reverse). */
 #define RETRY_SLOTS 256

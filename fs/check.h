@@ -56,6 +56,14 @@ int check_dir_view(struct node *dir, struct bview **out);
 int check_current_view(struct node *root, struct bview **out);
 
 /*
+ * user.elffs.refused of binary root: why its current generation's header
+ * is refused (parsing it if need be), its text into buf (size bytes, no
+ * NUL); its length, -ENODATA when the view is made, or the errno of
+ * check_current_view when it failed for another reason.
+ */
+int check_refused(struct node *root, char *buf, size_t size);
+
+/*
  * Opens and ESTALE. An open of a node of an older generation answers
  * -ESTALE: the kernel then walks the path again with LOOKUP_REVAL and
  * opens the node that lookup gives, once, in the same system call. If the

@@ -9,9 +9,13 @@
 #include <elf.h>
 
 #define HEADER_LINES 10
-#define ERR_SEC      1u /* error lines of infoplan.errs */
-#define ERR_SEG      2u
-#define ERR_EHSIZE   4u
+/* The note and error lines of infoplan.errs, in this order. */
+#define NOTE_EIVER  1u /* EI_VERSION other than 1 */
+#define NOTE_EVER   2u /* e_version other than 1 */
+#define NOTE_EHSIZE 4u /* e_ehsize other than its class's header size */
+#define ERR_SEC     8u
+#define ERR_SEG     16u
+#define ERR_EHSIZE  32u
 
 static const char *class_name(uint8_t c, char *buf, size_t len)
 {
@@ -109,8 +113,12 @@ static int interp_line(struct bview *v, const struct infoplan *p, uint32_t j, st
 
 static int errors_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 {
-	p->errs = (v->sec_err ? ERR_SEC : 0) | (v->seg_err ? ERR_SEG : 0) |
-	          (v->eh.ehsize > v->fsize ? ERR_EHSIZE : 0);
+	const pfelf_ehdr *eh = &v->eh;
+	p->errs = (eh->ident[EI_VERSION] != EV_CURRENT ? NOTE_EIVER : 0) |
+	          (eh->version != EV_CURRENT ? NOTE_EVER : 0) |
+	          (eh->ehsize != (eh->elfclass == ELFCLASS64 ? 64 : 52) ? NOTE_EHSIZE : 0) |
+	          (v->sec_err ? ERR_SEC : 0) | (v->seg_err ? ERR_SEG : 0) |
+	          (eh->ehsize > v->fsize ? ERR_EHSIZE : 0);
 	*n = (uint32_t)__builtin_popcount(p->errs);
 	return 0;
 }
@@ -121,7 +129,13 @@ static int errors_line(struct bview *v, const struct infoplan *p, uint32_t j, st
 	for (; j > 0; j--)
 		bit &= bit - 1; /* drop the lowest bits before the one of line j */
 	bit &= -bit;
-	if (bit == ERR_SEC)
+	if (bit == NOTE_EIVER)
+		lb_printf(b, "note: EI_VERSION %u", v->eh.ident[EI_VERSION]);
+	else if (bit == NOTE_EVER)
+		lb_printf(b, "note: e_version 0x%" PRIx32, v->eh.version);
+	else if (bit == NOTE_EHSIZE)
+		lb_printf(b, "note: e_ehsize %u", v->eh.ehsize);
+	else if (bit == ERR_SEC)
 		lb_printf(b, "error: section headers: %s", strerror(-v->sec_err));
 	else if (bit == ERR_SEG)
 		lb_printf(b, "error: program headers: %s", strerror(-v->seg_err));

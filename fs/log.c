@@ -20,6 +20,18 @@ __attribute__((format(printf, 2, 0))) static void vlog(int prio, const char *fmt
 	fputc('\n', stderr);
 }
 
+bool elog_due(struct elog_limit *l, uint64_t every_ns, unsigned *skipped)
+{
+	uint64_t now = elffs_now_ns(), last = atomic_load(&l->last);
+	if ((last && now - last < every_ns) ||
+	    !atomic_compare_exchange_strong(&l->last, &last, now)) {
+		atomic_fetch_add(&l->skipped, 1);
+		return false;
+	}
+	*skipped = atomic_exchange(&l->skipped, 0);
+	return true;
+}
+
 void elog(int prio, const char *fmt, ...)
 {
 	va_list ap;

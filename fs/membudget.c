@@ -19,8 +19,8 @@ static uint64_t limit = (uint64_t)MEMBUDGET_DEFAULT_MB * MiB;
 static _Atomic uint64_t used;
 static _Atomic uint64_t held[MB_NKINDS];
 static const struct membudget_source *sources[MB_NKINDS];
-static _Atomic uint64_t last_trim, last_log;
-static _Atomic unsigned unlogged; /* refusals since the last line */
+static _Atomic uint64_t last_trim;
+static struct elog_limit log_limit; /* refusal lines */
 
 uint64_t membudget_default(void)
 {
@@ -105,12 +105,9 @@ void membudget_stats_get(struct membudget_stats *st)
 /* One line for a refusal, at most one per LOG_EVERY_NS (the others counted). */
 static void log_refusal(int err, uint64_t bytes, uint64_t own, const char *what)
 {
-	uint64_t now = elffs_now_ns(), last = atomic_load(&last_log);
-	if ((last && now - last < LOG_EVERY_NS) ||
-	    !atomic_compare_exchange_strong(&last_log, &last, now)) {
-		atomic_fetch_add(&unlogged, 1);
+	unsigned skipped;
+	if (!elog_due(&log_limit, LOG_EVERY_NS, &skipped))
 		return;
-	}
 	struct membudget_stats st;
 	membudget_stats_get(&st);
 	elog(LOG_WARNING,
@@ -122,7 +119,7 @@ static void log_refusal(int err, uint64_t bytes, uint64_t own, const char *what)
 	     err == -EFBIG ? "more than the whole budget, refused (EFBIG)"
 	                   : "no room beside the entries in use (ENOMEM)",
 	     st.held[MB_VIEWS] >> 10, st.held[MB_DECOMPRESSED] >> 10, st.held[MB_LISTINGS] >> 10,
-	     st.nodes >> 10, atomic_exchange(&unlogged, 0));
+	     st.nodes >> 10, skipped);
 }
 
 int membudget_reserve(enum membudget_kind k, uint64_t bytes, uint64_t own, const char *what)

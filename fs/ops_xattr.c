@@ -68,10 +68,15 @@ static int member_value(struct node *n, const char *name, char *buf)
 	return ret;
 }
 
+#define REFUSED_NAME "user.elffs.refused"
+
 static int value_of(struct node *n, const char *name, char *buf)
 {
 	if (strncmp(name, "user.", 5) != 0)
 		return -EOPNOTSUPP;
+	if (n->kind == NK_BIN)
+		return strcmp(name, REFUSED_NAME) == 0 ? check_refused(n, buf, XATTR_VALUE_MAX)
+		                                       : -ENODATA;
 	if (bidfs_kind(n->kind))
 		return bidfs_getxattr(n, name, buf);
 	if (is_member((enum node_kind)n->kind))
@@ -122,10 +127,19 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	nodes_lock();
 	bool compressed = n->compressed;
 	nodes_unlock();
+	/* a binary's directory: user.elffs.refused when its header is (parsed
+	 * here, as a lookup inside would) */
+	char why[XATTR_VALUE_MAX];
+	int refused = kind == NK_BIN ? check_refused(n, why, sizeof(why)) : -ENODATA;
 	node_put(n);
-	size_t len = bidfs_kind(kind)  ? bidfs_listxattr(kind, NULL, 0)
-	             : is_member(kind) ? arview_xattr_list(NULL, 0)
-	                               : xattr_list(kind, compressed, NULL, 0);
+	if (refused < 0 && refused != -ENODATA) {
+		fuse_reply_err(req, -refused);
+		return;
+	}
+	size_t len = kind == NK_BIN     ? (refused >= 0 ? sizeof(REFUSED_NAME) : 0)
+	             : bidfs_kind(kind) ? bidfs_listxattr(kind, NULL, 0)
+	             : is_member(kind)  ? arview_xattr_list(NULL, 0)
+	                                : xattr_list(kind, compressed, NULL, 0);
 	if (size == 0) {
 		fuse_reply_xattr(req, len);
 		return;
@@ -139,7 +153,9 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	if (bidfs_kind(kind))
+	if (kind == NK_BIN)
+		memcpy(buf, REFUSED_NAME, len);
+	else if (bidfs_kind(kind))
 		bidfs_listxattr(kind, buf, len);
 	else if (is_member(kind))
 		arview_xattr_list(buf, len);

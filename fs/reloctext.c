@@ -214,32 +214,11 @@ static int reloc_at(struct bview *c, uint64_t i, uint32_t *k, pfelf_reloc *r)
 	return ret == 1 ? 0 : -EIO;
 }
 
-/* Name s into field x as readelf's print_symbol writes it: a control
- * character c as '^' and c + 0x40 (DEL as '^' and 0xbf), so gas's local
- * labels (".L1\0021") read ".L1^B1"; the bytes it writes. */
+/* Name s into field x as readelf's print_symbol writes it (fb_add_shown:
+ * gas's local labels ".L1\0021" read ".L1^B1"); the bytes it writes. */
 static size_t add_shown(struct fieldbuf *x, const char *s)
 {
-	size_t n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t k = 0;
-		while (p[k] >= 0x20 && p[k] != 0x7f)
-			k++;
-		if (k) {
-			char run[64];
-			size_t m = k < sizeof(run) - 1 ? k : sizeof(run) - 1;
-			memcpy(run, p, m);
-			run[m] = 0;
-			fb_add(x, run);
-			p += m;
-			n += m;
-			continue;
-		}
-		char esc[3] = {'^', (char)(*p + 0x40), 0};
-		fb_add(x, esc);
-		p++;
-		n += 2;
-	}
-	return n;
+	return fb_add_shown(x, s);
 }
 
 /* A name shown (add_shown) then "@@VER" or "@VER" as readelf -r shows

@@ -1,9 +1,11 @@
 /*
  * The `symbols` text: one line per symbol of .symtab, then of .dynsym,
  * "table index value size type bind visibility ndx name", the fields
- * spelled as readelf -sW spells them (leading blanks of Ndx dropped), made
- * line by line (textview.h). The name is a field (textline.h): cut at
- * TEXT_FIELD_MAX bytes, with "...[cut, N bytes]".
+ * spelled as readelf -sW spells them (leading blanks of Ndx dropped; the
+ * visibility with readelf's "[...]" words for other bits of st_other),
+ * made line by line (textview.h). The name is a field (textline.h):
+ * control characters as ^X (fb_add_shown), cut at TEXT_FIELD_MAX bytes,
+ * with "...[cut, N bytes]".
  */
 #include "symview.h"
 #include "textline.h"
@@ -46,7 +48,7 @@ static void put_name(struct linebuf *b, pfelf_file *f, const pfelf_sym *s)
 	struct fieldbuf x;
 	x.shown = x.full = 0;
 	char num[16];
-	fb_add(&x, base_name(f, s));
+	fb_add_shown(&x, base_name(f, s)); /* control characters as ^X, as readelf */
 	if (s->ver_kind == PFELF_VER_BAD)
 		fb_add(&x, "@<corrupt>");
 	else if (s->ver_kind >= PFELF_VER_DEFAULT && s->ver_kind <= PFELF_VER_NEEDED &&
@@ -67,7 +69,7 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const char *table, cons
 	char type[64] = "", bind[64] = "", vis[64] = "", ndx[64] = "";
 	pfelf_symbol_type_name(f, s->type, type, sizeof(type));
 	pfelf_symbol_bind_name(f, s->bind, bind, sizeof(bind));
-	pfelf_symbol_visibility_name(s->visibility, vis, sizeof(vis));
+	pfelf_symbol_vis_text(f, s->other, vis, sizeof(vis)); /* with readelf's "[...]" */
 	pfelf_symbol_shndx_name(f, s, ndx, sizeof(ndx));
 	lb_printf(b, "%s %" PRIu32 " %0*" PRIx64 " ", table, s->index, elf64 ? 16 : 8, s->value);
 	if (s->size > 99999)
@@ -92,10 +94,15 @@ static int sym_line(void *ctx, uint64_t i, char *buf)
 	return lb_end(&b);
 }
 
-/* Symbols of table t; a malformed table has none. */
+/* Symbols of table t; a malformed table has none, and so has a dynamic
+ * table that is no section (DT_SYMTAB of a file without section headers:
+ * readelf -sW shows none, and its extent is only a guess from the hash
+ * tables). */
 static int count(struct bview *v, enum pfelf_symtab_kind t, uint32_t *n)
 {
 	int ret = pfelf_symbol_count(v->f, t);
+	if (ret > 0 && t == PFELF_DYNSYM && pfelf_symbol_table_section(v->f, t) == 0)
+		ret = 0;
 	*n = ret > 0 ? (uint32_t)ret : 0;
 	return ret == -EINVAL ? 0 : ret < 0 ? ret : 0;
 }

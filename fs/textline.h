@@ -49,6 +49,15 @@ struct fieldbuf {
 /* Append piece s (NUL-ended) to field x: kept up to TEXT_FIELD_MAX bytes, counted whole. */
 void fb_add(struct fieldbuf *x, const char *s);
 
+/*
+ * Append name s (NUL-ended) to field x as readelf's print_symbol writes
+ * symbol and section names: a control character c (below 0x20, and DEL)
+ * as '^' and c + 0x40 ("\002" as "^B", a newline as "^J", DEL as '^' and
+ * 0xbf), other bytes as they are. The rule of the names of `symbols` and
+ * `relocations`. Returns the bytes it wrote (counted whole, as fb_add).
+ */
+size_t fb_add_shown(struct fieldbuf *x, const char *s);
+
 /* Append field x to the line, cut with the marker when longer than it shows. */
 void lb_fieldbuf(struct linebuf *b, const struct fieldbuf *x);
 

@@ -1,6 +1,9 @@
 /* Decoding and validating the ELF header, extended numbering included. */
 #include "pfelf_i.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define EHDR32_SIZE 52
@@ -17,16 +20,33 @@ int pfelf__read_range(pfelf_file *f, uint64_t off, void *buf, size_t len)
 	return f->ops->read(f, off, buf, len);
 }
 
+/* Refuse f's header with err: the reason (a printf format) goes to f->why
+ * when pfelf_header_why() asked for it. */
+static int refuse(pfelf_file *f, int err, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+static int refuse(pfelf_file *f, int err, const char *fmt, ...)
+{
+	if (f->why && f->why_len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(f->why, f->why_len, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* What decides the layout of everything else: the magic, EI_CLASS and
+ * EI_DATA. EI_VERSION is not checked (readelf reads such files; elffs's
+ * info notes it). */
 static int check_ident(pfelf_file *f, const uint8_t *id)
 {
 	if (memcmp(id, "\177ELF", 4) != 0)
-		return -ENOEXEC;
+		return refuse(f, -ENOEXEC, "no ELF magic");
 	if (id[4] != 1 && id[4] != 2)
-		return -EINVAL; /* EI_CLASS */
+		return refuse(f, -EINVAL, "EI_CLASS %u: neither ELFCLASS32 nor ELFCLASS64", id[4]);
 	if (id[5] != 1 && id[5] != 2)
-		return -EINVAL; /* EI_DATA */
-	if (id[6] != 1)
-		return -EINVAL; /* EI_VERSION */
+		return refuse(f, -EINVAL, "EI_DATA %u: neither ELFDATA2LSB nor ELFDATA2MSB", id[5]);
 	f->is64 = id[4] == 2;
 	f->msb = id[5] == 2;
 	return 0;
@@ -84,7 +104,8 @@ static int resolve_counts(pfelf_file *f)
 	e->shstrndx = e->raw_shstrndx;
 	if (e->shoff == 0) {
 		if (e->raw_phnum == PN_XNUM)
-			return -EINVAL;
+			return refuse(f, -EINVAL,
+			              "e_phnum PN_XNUM (0xffff) without section headers");
 		e->shnum = 0;
 		e->shstrndx = 0;
 		return 0;
@@ -94,11 +115,17 @@ static int resolve_counts(pfelf_file *f)
 		return 0;
 	pfelf_shdr s0;
 	int ret = pfelf__read_shdr(f, 0, &s0);
+	if (ret == -EIO)
+		return refuse(f, ret, "section header 0 (extended numbering): read error");
 	if (ret < 0)
-		return ret == -EIO ? ret : -EINVAL;
+		return refuse(f, -EINVAL,
+		              "section header 0 (extended numbering): e_shoff 0x%" PRIx64
+		              " e_shentsize %u out of the file",
+		              e->shoff, e->shentsize);
 	if (e->raw_shnum == 0) {
 		if (s0.size > INT32_MAX)
-			return -EINVAL;
+			return refuse(f, -EINVAL, "section count (sh_size of section 0) %" PRIu64,
+			              s0.size);
 		e->shnum = (uint32_t)s0.size;
 	}
 	if (e->raw_shstrndx == SHN_XINDEX)
@@ -108,24 +135,32 @@ static int resolve_counts(pfelf_file *f)
 	return 0;
 }
 
+/*
+ * readelf's rule: a header is usable when the fields that give the layout
+ * of the rest (class, byte order, the section and program header tables,
+ * which their own loads check) are; e_version, EI_VERSION and e_ehsize
+ * are not (e_version 0x70 comes from a real toolchain, e_ehsize 0 from
+ * another), and the daemon's info notes them.
+ */
 int pfelf__parse_header(pfelf_file *f)
 {
 	uint8_t b[EHDR64_SIZE];
 	if (f->size < 16)
-		return -ENOEXEC;
+		return refuse(f, -ENOEXEC, "%" PRIu64 " bytes: shorter than e_ident (16 bytes)",
+		              f->size);
 	size_t have = f->size < EHDR64_SIZE ? (size_t)f->size : EHDR64_SIZE;
 	int ret = pfelf__read_range(f, 0, b, have); /* one copy for ident and header */
 	if (ret < 0)
-		return ret;
+		return refuse(f, ret, "ELF header: read error");
 	ret = check_ident(f, b);
 	if (ret < 0)
 		return ret;
 	size_t need = f->is64 ? EHDR64_SIZE : EHDR32_SIZE;
 	if (have < need)
-		return -EINVAL;
+		return refuse(f, -EINVAL,
+		              "%" PRIu64 " bytes: shorter than an ELF%u header (%zu bytes)",
+		              f->size, f->is64 ? 64u : 32u, need);
 	decode_ehdr(f, b, need);
-	if (f->eh.version != 1 || f->eh.ehsize < need || f->eh.ehsize > f->size)
-		return -EINVAL;
 	return resolve_counts(f);
 }
 

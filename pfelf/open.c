@@ -3,6 +3,7 @@
 #include "tables_i.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -155,6 +156,29 @@ PFELF_API int pfelf_open_fd(int fd, unsigned flags, pfelf_file **out)
 		return ret;
 	}
 	return pfelf__finish_open(f, out);
+}
+
+PFELF_API int pfelf_header_why(int fd, char *why, size_t len)
+{
+	if (why && len)
+		why[0] = '\0';
+	if (fd < 0)
+		return -EINVAL;
+	pfelf_file *f = pfelf__alloc();
+	if (!f)
+		return -ENOMEM;
+	int ret = attach_fd(f, fd, PFELF_OPEN_NOMMAP, false);
+	if (ret == 0) {
+		f->why = why;
+		f->why_len = why ? len : 0;
+		ret = pfelf__parse_header(f); /* the checks of every open, with words */
+		f->why = NULL;
+	} else if (why && len) {
+		snprintf(why, len, "%s",
+		         ret == -ENOEXEC ? "shorter than e_ident (16 bytes)" : strerror(-ret));
+	}
+	pfelf__free(f);
+	return ret;
 }
 
 PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags, pfelf_file **out)

@@ -213,6 +213,10 @@ struct pfelf_file {
 	pfelf_ehdr eh;
 	bool is64;
 	bool msb;
+	/* pfelf_header_why() only: where pfelf__parse_header writes why it
+	 * refuses the header (why_len bytes), else NULL. */
+	char *why;
+	size_t why_len;
 
 	pthread_mutex_t lock; /* guards loading of the tables below */
 	_Atomic int sh_state;

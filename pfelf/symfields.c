@@ -57,6 +57,107 @@ PFELF_API int pfelf_symbol_visibility_name(uint8_t visibility, char *buf, size_t
 	return pfelf__fmt(buf, buflen, "%s", names[visibility & 3]);
 }
 
+#ifndef ELFOSABI_OPENVMS
+#define ELFOSABI_OPENVMS 13
+#endif
+
+/* Solaris names st_other whole, in place of the visibility. */
+static const char *const solaris_vis[] = {"DEFAULT",  "INTERNAL",  "HIDDEN",   "PROTECTED",
+                                          "EXPORTED", "SINGLETON", "ELIMINATE"};
+
+static const char *mips_other(unsigned o)
+{
+	switch (o) {
+	case 0x04:
+		return "OPTIONAL"; /* STO_OPTIONAL */
+	case 0x08:
+		return "MIPS PLT";
+	case 0x20:
+		return "MIPS PIC";
+	case 0x80:
+		return "MICROMIPS";
+	case 0xa0:
+		return "MICROMIPS, MIPS PIC";
+	case 0xf0:
+		return "MIPS16";
+	}
+	return NULL;
+}
+
+/* OpenVMS on IA-64: linkage (bits 6-7) and, in images, the function type
+ * (bits 4-5). */
+static void vms_other(const pfelf_file *f, unsigned o, char *buf, size_t len)
+{
+	static const char *const fn[] = {"CA ", "VEC ", "FD ", "RSV "};
+	static const char *const link[] = {"IGN", "RSV", "STD", "LNK"};
+	bool image = f->eh.type == ET_EXEC || f->eh.type == ET_DYN;
+	snprintf(buf, len, "%s%s", image ? fn[(o >> 4) & 3] : "", link[(o >> 6) & 3]);
+}
+
+/* readelf's words for the bits o (st_other without its visibility, not 0)
+ * of a symbol of f, into buf (len >= 32). */
+static void other_words(const pfelf_file *f, unsigned o, char *buf, size_t len)
+{
+	const char *w = NULL;
+	unsigned rest;
+	switch (f->eh.machine) {
+	case EM_ALPHA:
+		w = o == 0x80 ? "NOPV" : o == 0x88 ? "STD GPLOAD" : "<unknown>";
+		break;
+	case EM_AARCH64:
+		if (!(o & 0x80)) /* STO_AARCH64_VARIANT_PCS */
+			break;
+		rest = o & ~0x80u;
+		if (rest)
+			snprintf(buf, len, "VARIANT_PCS | %x", rest);
+		w = rest ? buf : "VARIANT_PCS";
+		break;
+	case EM_MIPS:
+		w = mips_other(o);
+		break;
+	case EM_IA_64:
+		if (f->eh.osabi == ELFOSABI_OPENVMS) {
+			vms_other(f, o, buf, len);
+			w = buf;
+		}
+		break;
+	case EM_PPC64:
+		if ((o & ~0xe0u) == 0 && (o >> 5) != 7) { /* STO_PPC64_LOCAL_MASK */
+			unsigned lbits = o >> 5;
+			snprintf(buf, len, "<localentry>: %u", lbits == 1 ? 1 : 1u << lbits);
+			w = buf;
+		}
+		break;
+	case EM_RISCV:
+		if (o == 0x80) /* STO_RISCV_VARIANT_CC alone */
+			w = "VARIANT_CC";
+		else {
+			snprintf(buf, len, "%x", o & ~0x80u); /* readelf drops the name then */
+			w = buf;
+		}
+		break;
+	}
+	if (!w)
+		snprintf(buf, len, "<other>: %x", o);
+	else if (w != buf)
+		snprintf(buf, len, "%s", w);
+}
+
+PFELF_API int pfelf_symbol_vis_text(pfelf_file *f, uint8_t other, char *buf, size_t buflen)
+{
+	if (f->eh.osabi == ELFOSABI_SOLARIS)
+		return pfelf__fmt(buf, buflen, "%s",
+		                  other < sizeof(solaris_vis) / sizeof(solaris_vis[0])
+		                          ? solaris_vis[other]
+		                          : "<unknown>");
+	char vis[16], words[64];
+	pfelf_symbol_visibility_name(other & 3, vis, sizeof(vis));
+	if ((other & ~3u) == 0)
+		return pfelf__fmt(buf, buflen, "%s", vis);
+	other_words(f, other & ~3u, words, sizeof(words));
+	return pfelf__fmt(buf, buflen, "%s [%s]", vis, words);
+}
+
 static const char *special_shndx(const pfelf_file *f, uint32_t x)
 {
 	uint16_t m = f->eh.machine;

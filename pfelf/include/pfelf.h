@@ -207,7 +207,9 @@ typedef struct pfelf_registry_stats {
 /**
  * Open the ELF file at path. On success *out is a new handle (close it with
  * pfelf_close) and 0 is returned. Errors: -ENOEXEC (not ELF), -EINVAL
- * (malformed header, or not a regular file), -EISDIR, -ELOOP (symlink with
+ * (a malformed header, pfelf_header_why() says why: EI_CLASS or EI_DATA
+ * neither of its two values, shorter than its class's header, extended
+ * numbering without a section header 0; or not a regular file), -EISDIR, -ELOOP (symlink with
  * PFELF_OPEN_NOFOLLOW), -ENOMEM, or the errno of open(2)/fstat(2).
  * The file is opened O_RDONLY|O_CLOEXEC|O_NONBLOCK, so a FIFO never blocks.
  * With the mmap backend a descriptor stays open only until the file is
@@ -226,6 +228,19 @@ PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags, pfelf_fi
  * the pread backend works on a private duplicate. Errors as pfelf_open.
  */
 PFELF_API int pfelf_open_fd(int fd, unsigned flags, pfelf_file **out);
+
+/**
+ * Why the open of fd fails, in words: its header is read again (pread on a
+ * private duplicate of fd, nothing kept) through the checks of every open,
+ * and the first one that refuses it writes one line naming the field and
+ * its value into why (len bytes, NUL-ended, cut to fit; why may be NULL),
+ * e.g. "EI_CLASS 3: neither ELFCLASS32 nor ELFCLASS64". Returns what
+ * pfelf_open_fd(fd) returns for the header: 0 when it is accepted (why is
+ * then ""), -ENOEXEC, -EINVAL, -EIO or the errno of fstat(2). Like every
+ * open, it accepts any e_version, EI_VERSION and e_ehsize (readelf reads
+ * such files): only the fields that give the layout of the rest count.
+ */
+PFELF_API int pfelf_header_why(int fd, char *why, size_t len);
 
 /**
  * Open a caller's buffer of len bytes. The buffer must stay valid and
@@ -575,6 +590,18 @@ PFELF_API int pfelf_symbol_bind_name(pfelf_file *f, uint8_t bind, char *buf, siz
 /** Symbol visibility as readelf -s ("DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED"). */
 PFELF_API int pfelf_symbol_visibility_name(uint8_t visibility, char *buf, size_t buflen);
 /**
+ * What readelf -sW (binutils 2.40) prints for st_other other of a symbol of
+ * f between the binding and the section index, blanks folded to one: the
+ * visibility, then, when other bits are set, " [" readelf's words for them
+ * "]": "DEFAULT [VARIANT_PCS]" (AArch64), "DEFAULT [<localentry>: 8]"
+ * (PPC64), "HIDDEN [MIPS16]", "DEFAULT [STD GPLOAD]" (Alpha), "[CA STD]"
+ * (OpenVMS on IA-64), "DEFAULT [VARIANT_CC]" (RISC-V), "DEFAULT [<other>:
+ * 4]" for bits the machine does not name. For ELFOSABI_SOLARIS one name of
+ * st_other whole ("EXPORTED", "SINGLETON", "ELIMINATE", "<unknown>").
+ * Returns the length, -ENOSPC (cut); 64 bytes always suffice.
+ */
+PFELF_API int pfelf_symbol_vis_text(pfelf_file *f, uint8_t other, char *buf, size_t buflen);
+/**
  * The section index of s as readelf -s's Ndx column ("UND", "ABS", "COM",
  * "  5", "PRC[0xff01]"; an index resolved through SHN_XINDEX is a number).
  */
@@ -879,6 +906,19 @@ PFELF_API int pfelf_archive_openat(int dirfd, const char *path, unsigned flags,
  * pfelf_archive_open.
  */
 PFELF_API int pfelf_archive_open_fd(int fd, unsigned flags, pfelf_archive **out);
+
+/**
+ * Why the open of fd fails, in words: its header is read again (pread on a
+ * private duplicate of fd, nothing kept) through the checks of every open,
+ * and the first one that refuses it writes one line naming the field and
+ * its value into why (len bytes, NUL-ended, cut to fit; why may be NULL),
+ * e.g. "EI_CLASS 3: neither ELFCLASS32 nor ELFCLASS64". Returns what
+ * pfelf_open_fd(fd) returns for the header: 0 when it is accepted (why is
+ * then ""), -ENOEXEC, -EINVAL, -EIO or the errno of fstat(2). Like every
+ * open, it accepts any e_version, EI_VERSION and e_ehsize (readelf reads
+ * such files): only the fields that give the layout of the rest count.
+ */
+PFELF_API int pfelf_header_why(int fd, char *why, size_t len);
 
 /**
  * Open a caller's buffer of len bytes. The buffer must stay valid and

@@ -21,6 +21,7 @@ enum name_kind {
 	N_SYM_TYPE,
 	N_SYM_BIND,
 	N_SYM_VISIBILITY,
+	N_SYM_VIS_TEXT,
 	N_SYM_SHNDX,
 	N_COMPRESS_TYPE,
 };
@@ -59,6 +60,8 @@ static int call(const struct name_call *c, char *buf, size_t len)
 		return pfelf_symbol_bind_name(c->f, (uint8_t)c->value, buf, len);
 	case N_SYM_VISIBILITY:
 		return pfelf_symbol_visibility_name((uint8_t)c->value, buf, len);
+	case N_SYM_VIS_TEXT:
+		return pfelf_symbol_vis_text(c->f, (uint8_t)c->value, buf, len);
 	case N_SYM_SHNDX:
 		return pfelf_symbol_shndx_name(c->f, c->sym, buf, len);
 	case N_COMPRESS_TYPE:
@@ -166,6 +169,11 @@ void walk_names_symbol(struct walk *w, const pfelf_sym *s)
 	        {.kind = N_SYM_TYPE, .value = s->type, .machine = w->machine, .f = w->f},
 	        {.kind = N_SYM_BIND, .value = s->bind, .machine = w->machine, .f = w->f},
 	        {.kind = N_SYM_VISIBILITY, .value = s->visibility},
+	        {.kind = N_SYM_VIS_TEXT,
+	         .value = s->other,
+	         .machine = w->machine,
+	         .osabi = w->osabi,
+	         .f = w->f},
 	        {.kind = N_SYM_SHNDX, .value = s->shndx, .f = w->f, .sym = s},
 	};
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)

@@ -14,6 +14,8 @@
 - Hostile build id notes (empty, 1 byte, 4 KiB, text, a bad namesz, two
   notes) never break the index: the rule above holds for them too, and
   the three of a wrong length are counted in user.elffs.leftout.
+- Names that are prefixes of each other (prog, prog-copy, prog.orig):
+  whole paths decide, not link targets (check_prefixes).
 - info: the winner among files with one id (copies, hard links sharing one
   parse) lists every other one as "same build id: <path>" (paths from the
   mount's root, in byte order, compared with readelf -n over the tree and
@@ -143,6 +145,20 @@ def check_index(ck, src, mnt, what):
             ck.fail(f"{what}: {link}: {e.strerror}")
     ck.count("ids", len(got))
     return want
+
+
+def check_prefixes(ck, mnt):
+    """Names that are prefixes of each other (prog, prog-copy, prog.orig):
+    the link and the winner's info name the first path in byte order,
+    whole paths compared, not the first link target (where "-" and "."
+    sort before "/")."""
+    for hexid, names in buildids.PREFIXES.items():
+        rels = sorted(("prefixes/" + n for n in names), key=str.encode)
+        ck.eq(target(mnt, hexid), "../../%s/elf" % rels[0], f"prefixes: the link of {names}")
+        for rel in rels:
+            lines = read_info(ck, mnt, rel)
+            want = rels[1:] if rel == rels[0] else []
+            ck.eq(lines and same_lines(lines), want, f"prefixes: {rel}/info")
 
 
 def check_gdb(ck, src, mnt):
@@ -506,6 +522,7 @@ def main():
             ck.ok(any(k[1] for k in want), "the oracle found no debug file")
             check_state(ck, m.path, want)
             check_lookups(ck, m.path)
+            check_prefixes(ck, m.path)
             same_bytes(ck, m.path, src, "dbg/prog", "elf")
             check_gdb(ck, src, m.path)
             check_info_lines(ck, src, m.path, "info")

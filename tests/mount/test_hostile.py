@@ -13,7 +13,9 @@ readlink of the symlinks beside the mutants. It checks that
 - every error is EIO, EINVAL or ENOENT (ENODATA for xattrs);
 - what each view holds follows from the mutant's bytes, as the test's own
   struct parse of the headers says under SPEC and the documented pfelf
-  rules (a bad ELF header: nothing served; a section or program header
+  rules (a bad ELF header, the fields that give the layout of the rest
+  (EI_VERSION, e_version and e_ehsize do not): nothing served, and
+  user.elffs.refused on the directory says why; a section or program header
   table outside the file or with too small entries: no files; one file
   per entry otherwise, by its user.elf.index; sizes and bytes; section
   file names by SPEC's rules when the name table is sane): every section
@@ -77,16 +79,16 @@ class Expect:
 
     def _parse(self, data):
         size = len(data)
-        if size < 16 or data[4] not in (1, 2) or data[5] not in (1, 2) or data[6] != 1:
+        # EI_VERSION, e_version and e_ehsize do not count (readelf reads such
+        # files; issue 21): only what gives the layout of the rest
+        if size < 16 or data[4] not in (1, 2) or data[5] not in (1, 2):
             return
         is64, end = data[4] == 2, "<" if data[5] == 1 else ">"
         if size < (64 if is64 else 52):
             return
-        (_, _, version, _, phoff, shoff, _, ehsize, phentsize, phnum, shentsize, shnum,
+        (_, _, _, _, phoff, shoff, _, ehsize, phentsize, phnum, shentsize, shnum,
          shstrndx) = struct.unpack_from(end + ("HHIQQQIHHHHHH" if is64 else "HHIIIIIHHHHHH"),
                                         data, 16)
-        if version != 1 or not (64 if is64 else 52) <= ehsize <= size:
-            return
         shesz, phesz = (64, 56) if is64 else (40, 32)
         shfmt = end + ("IIQQQQIIQQ" if is64 else "IIIIIIIIII")
         if shoff == 0:
@@ -103,7 +105,8 @@ class Expect:
                 shnum = s0[5]
             shstrndx = s0[6] if shstrndx == 0xFFFF else shstrndx
             phnum = s0[7] if phnum == 0xFFFF else phnum
-        self.header_ok, self.ehsize = True, ehsize
+        # `header` is e_ehsize bytes, none when they run past the end
+        self.header_ok, self.ehsize = True, ehsize if ehsize <= size else 0
         # readelf steps through a table by the class's entry size whatever
         # e_shentsize / e_phentsize say: it is an oracle only where they agree
         self.readelf_sections, self.readelf_segments = shentsize == shesz, phentsize == phesz
@@ -304,8 +307,20 @@ class MutantCheck:
         if not self.ck.ok(st is not None and stat.S_ISDIR(st.st_mode),
                           f"{self.view}: ELF by its magic but no directory ({err})"):
             return
+        self.check_refused()
         self.visit_dir("")
         self.check()
+
+    def check_refused(self):
+        """user.elffs.refused of the directory: a reason exactly when the
+        header is refused (elffs(1), INFO)."""
+        why, err = self.w.call(f"getxattr {self.view} user.elffs.refused", os.getxattr,
+                               self.view, "user.elffs.refused", allowed=XATTR_ALLOWED)
+        if self.exp.header_ok:
+            self.ck.ok(err == errno.ENODATA, f"{self.view}: accepted header, yet "
+                                             f"user.elffs.refused {why!r} ({err})")
+        elif self.ck.ok(why, f"{self.view}: refused header without user.elffs.refused ({err})"):
+            self.ck.count("refusals_explained")
 
     def visit_dir(self, rel):
         path = os.path.join(self.view, rel)
