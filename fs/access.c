@@ -17,8 +17,9 @@
 
 #define CALLER_GROUPS 64 /* supplementary groups kept on the stack; more are allocated */
 
-static bool shared;    /* allow_other or allow_root, and credentials can be taken */
-static uid_t self_uid; /* the daemon's own */
+static bool shared;     /* allow_other or allow_root, and credentials can be taken */
+static bool refuse_all; /* shared, but the daemon's own groups are unknown */
+static uid_t self_uid;  /* the daemon's own */
 static gid_t self_gid;
 static gid_t *self_groups;
 static size_t self_ngroups;
@@ -38,23 +39,34 @@ static int thread_setgroups(size_t n, const gid_t *groups)
 	return syscall(SYS_setgroups, n, groups) < 0 ? -errno : 0;
 }
 
+/* This thread takes the daemon's credentials back. Nothing the daemon
+ * does after may run with a caller's: a thread that cannot get them back
+ * (setgroups out of memory, a few times running) ends the daemon. */
 static void become_self(void)
 {
-	setfsuid(self_uid);
-	setfsgid(self_gid);
-	thread_setgroups(self_ngroups, self_groups);
+	for (int tries = 0; tries < 8; tries++) {
+		setfsuid(self_uid);
+		setfsgid(self_gid);
+		if (thread_setgroups(self_ngroups, self_groups) == 0 &&
+		    (uid_t)setfsuid((uid_t)-1) == self_uid &&
+		    (gid_t)setfsgid((gid_t)-1) == self_gid)
+			return;
+		usleep(1000);
+	}
+	elog(LOG_ERR, "cannot take the daemon's own credentials back: exiting");
+	abort();
 }
 
 /* This thread takes c's credentials for file access (the fs capabilities
  * go with a non-zero fsuid); 0, or -EACCES when they did not all take. */
 static int become(const struct caller *c)
 {
-	int ret = thread_setgroups(c->ngroups, c->groups);
+	if (thread_setgroups(c->ngroups, c->groups) < 0)
+		return -EACCES; /* nothing changed (no CAP_SETGID, or no memory) */
 	setfsgid(c->gid);
 	setfsuid(c->uid);
 	/* an invalid id changes nothing and tells the current one */
-	if (ret < 0 || (uid_t)setfsuid((uid_t)-1) != c->uid ||
-	    (gid_t)setfsgid((gid_t)-1) != c->gid) {
+	if ((uid_t)setfsuid((uid_t)-1) != c->uid || (gid_t)setfsgid((gid_t)-1) != c->gid) {
 		become_self();
 		return -EACCES;
 	}
@@ -78,9 +90,18 @@ void access_init(bool sh)
 	if (!sh)
 		return;
 	int n = getgroups(0, NULL);
-	if (n > 0 && (self_groups = calloc((size_t)n, sizeof(gid_t))) &&
-	    (n = getgroups(n, self_groups)) >= 0)
-		self_ngroups = (size_t)n;
+	if (n > 0 && (self_groups = calloc((size_t)n, sizeof(gid_t))))
+		n = getgroups(n, self_groups);
+	if (n < 0 || (n > 0 && !self_groups)) {
+		/* without its own groups it could not take them back: other
+		 * users are refused (fail closed) */
+		elog(LOG_ERR,
+		     "shared mount: cannot read the daemon's groups: other users are refused");
+		refuse_all = true;
+		shared = true;
+		return;
+	}
+	self_ngroups = (size_t)n;
 	shared = can_switch();
 	if (!shared)
 		elog(LOG_WARNING, "shared mount without CAP_SETUID and CAP_SETGID: other users' "
@@ -166,6 +187,8 @@ static bool exempt(fuse_req_t req)
 /* Run check_source(s, mode, same) as the caller of req. */
 static int as_caller(fuse_req_t req, const struct node *s, int mode, bool same)
 {
+	if (refuse_all)
+		return -EACCES;
 	struct caller c;
 	int ret = caller_of(req, &c);
 	if (ret == 0 && (ret = become(&c)) == 0) {
@@ -199,6 +222,8 @@ int access_filter_begin(fuse_req_t req, const struct node *dir, struct access_fi
 	*f = (struct access_filter){.on = false, .dirfd = -1, .caller = NULL};
 	if (exempt(req))
 		return 0;
+	if (refuse_all)
+		return -EACCES;
 	struct caller *c = malloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -209,10 +234,13 @@ int access_filter_begin(fuse_req_t req, const struct node *dir, struct access_fi
 	}
 	/* the caller may list dir (opendir checked it): opened as the daemon */
 	int fd = dir->parent ? src_open_dir(dir, O_PATH) : dup(elffs.srcfd);
+	if (!dir->parent && fd < 0)
+		fd = -errno;
 	if (fd < 0) {
 		caller_free(c);
 		free(c);
-		return fd == -1 ? -errno : fd;
+		/* gone or something else since opendir: ENOENT (SPEC 7) */
+		return fd == -ENOMEM ? fd : fd == -EMFILE || fd == -ENFILE ? -EIO : -ENOENT;
 	}
 	*f = (struct access_filter){.on = true, .dirfd = fd, .caller = c};
 	return 0;
@@ -244,6 +272,8 @@ int access_target(fuse_req_t req, const char *rel)
 {
 	if (exempt(req))
 		return 0;
+	if (refuse_all)
+		return -EACCES;
 	const char *slash = strrchr(rel, '/');
 	char dir[PATH_MAX];
 	size_t dlen = slash ? (size_t)(slash - rel) : 0;

@@ -6,7 +6,9 @@
  * symlink).
  *
  * The walk runs on the index's thread with ix.mu held while it reads or
- * changes the tables, and released across every system call (wio): it is
+ * changes the tables, and released across the system calls that read a
+ * file or a directory (wio; a few small ones, the open of SOURCE's root, a
+ * directory's device and close, are made with it held): it is
  * the only writer of the tables, so they do not change meanwhile, and
  * queries answer between two calls. A call into a file system mounted
  * below SOURCE (another device than SOURCE's) is made by a helper thread

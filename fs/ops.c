@@ -87,6 +87,16 @@ static void run_read(const struct stall_job *j)
 	op_read(j->req, j->ino, j->size, j->off, (struct fuse_file_info *)&j->fi);
 }
 
+static void run_readdir(const struct stall_job *j)
+{
+	op_readdir(j->req, j->ino, j->size, j->off, (struct fuse_file_info *)&j->fi);
+}
+
+static void run_readdirplus(const struct stall_job *j)
+{
+	op_readdirplus(j->req, j->ino, j->size, j->off, (struct fuse_file_info *)&j->fi);
+}
+
 static void run_getxattr(const struct stall_job *j)
 {
 	op_getxattr(j->req, j->ino, j->name, j->size);
@@ -149,6 +159,26 @@ static void g_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	        fi);
 }
 
+/* readdir of a SOURCE directory asks SOURCE for another user's access to
+ * its binaries (access.h): by the directory's device too. */
+static void g_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                      struct fuse_file_info *fi)
+{
+	guarded(dev_of_node(ino),
+	        (struct stall_job){
+	                .run = run_readdir, .req = req, .ino = ino, .size = size, .off = off},
+	        fi);
+}
+
+static void g_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                          struct fuse_file_info *fi)
+{
+	guarded(dev_of_node(ino),
+	        (struct stall_job){
+	                .run = run_readdirplus, .req = req, .ino = ino, .size = size, .off = off},
+	        fi);
+}
+
 static void g_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	guarded(dev_of_node(ino),
@@ -173,8 +203,8 @@ const struct fuse_lowlevel_ops elffs_ops = {
         .readlink = g_readlink,
         .statfs = op_statfs,
         .opendir = g_opendir,
-        .readdir = op_readdir,
-        .readdirplus = op_readdirplus,
+        .readdir = g_readdir,
+        .readdirplus = g_readdirplus,
         .releasedir = op_releasedir,
         .open = g_open,
         .read = g_read,

@@ -132,10 +132,9 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	char why[XATTR_VALUE_MAX];
 	int refused = kind == NK_BIN ? check_refused(n, why, sizeof(why)) : -ENODATA;
 	node_put(n);
-	if (refused < 0 && refused != -ENODATA) {
-		fuse_reply_err(req, -refused);
-		return;
-	}
+	/* any other failure of that parse (over the budget, no memory, the
+	 * binary gone) leaves the list empty, as it always was: getfattr -d
+	 * and cp -a of the directory go on */
 	size_t len = kind == NK_BIN     ? (refused >= 0 ? sizeof(REFUSED_NAME) : 0)
 	             : bidfs_kind(kind) ? bidfs_listxattr(kind, NULL, 0)
 	             : is_member(kind)  ? arview_xattr_list(NULL, 0)

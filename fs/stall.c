@@ -252,15 +252,25 @@ void stall_run(uint64_t dev, const struct stall_job *j)
 		return;
 	}
 	pthread_mutex_lock(&mu);
-	/* a worker may have come back meanwhile: then run it here */
+	/* a worker may have come back meanwhile: then run it here. An
+	 * interrupt that came after the check above is seen under mu: its
+	 * callback takes mu, so it runs either before this (seen here) or
+	 * after the insertion (and finds the job queued). */
 	bool now_ok = has_share(rec_of(dev, true));
+	bool gone = !now_ok && fuse_req_interrupted(j->req);
 	if (now_ok)
 		add_call(&c, rec_of(dev, true), dev, true);
-	else {
+	else if (!gone) {
 		TAILQ_INSERT_TAIL(&queue, q, link);
 		queued++;
 	}
 	pthread_mutex_unlock(&mu);
+	if (gone) {
+		fuse_req_interrupt_func(j->req, NULL, NULL);
+		fuse_reply_err(j->req, EINTR);
+		free(q);
+		return;
+	}
 	if (now_ok) {
 		fuse_req_interrupt_func(q->j.req, NULL, NULL);
 		run_and_drain(&c, &q->j);
