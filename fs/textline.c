@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,35 +67,70 @@ static inline bool is_control(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
+/* Sixteen bytes at a time (GCC's generic vectors: SSE2 on x86-64, NEON on
+ * AArch64, plain words elsewhere): a lane is all ones where its byte is a
+ * control. A SWAR loop of 8 bytes, and before it strcspn with the 33
+ * controls, made the text views of 64 KiB names 1.5-3x slower than strlen. */
+typedef unsigned char bytes16 __attribute__((vector_size(16)));
+typedef signed char mask16 __attribute__((vector_size(16)));
+
+static inline bool block_has_control(const unsigned char *s, uint64_t *lo, uint64_t *hi)
+{
+	bytes16 v, space, del;
+	memcpy(&v, s, 16);
+	memset(&space, 0x20, 16);
+	memset(&del, 0x7f, 16);
+	mask16 m = (mask16)((v < space) | (v == del));
+	memcpy(lo, &m, 8);
+	memcpy(hi, (const char *)&m + 8, 8);
+	return (*lo | *hi) != 0;
+}
+
+/* The number of control bytes (is_control) among the len bytes at s. */
+static size_t count_controls(const unsigned char *s, size_t len)
+{
+	size_t n = 0, i = 0;
+	uint64_t lo, hi;
+	for (; i + 16 <= len; i += 16)
+		if (block_has_control(s + i, &lo, &hi))
+			n += (size_t)(__builtin_popcountll(lo) + __builtin_popcountll(hi)) / 8;
+	for (; i < len; i++)
+		n += is_control(s[i]);
+	return n;
+}
+
+/* The length of the run of bytes at s (len of them) before the first
+ * control byte (or len). */
+static size_t plain_run(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	uint64_t lo, hi;
+	while (i + 16 <= len && !block_has_control(s + i, &lo, &hi))
+		i += 16;
+	while (i < len && !is_control(s[i]))
+		i++;
+	return i;
+}
+
 size_t fb_add_shown(struct fieldbuf *x, const char *s)
 {
-	static const char controls[] = "\001\002\003\004\005\006\007\010\011\012\013\014\015"
-	                               "\016\017\020\021\022\023\024\025\026\027\030\031\032"
-	                               "\033\034\035\036\037\177";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0;
-	/* the shown part, byte by byte (an escape may be cut in two, as fb_add cuts) */
-	for (; *p && x->shown < TEXT_FIELD_MAX; p++) {
-		if (is_control(*p)) {
-			x->buf[x->shown++] = '^';
-			if (x->shown < TEXT_FIELD_MAX)
-				x->buf[x->shown++] = (char)(*p + 0x40);
-			n += 2;
-		} else {
-			x->buf[x->shown++] = (char)*p;
-			n++;
-		}
-	}
-	/* the rest is only counted, by libc's strcspn (a 64 KiB name of each of
-	 * 20,000 symbols must cost little more than its strlen) */
-	for (const char *q = (const char *)p; *q;) {
-		size_t k = strcspn(q, controls);
-		n += k;
-		q += k;
-		if (*q) {
-			n += 2;
-			q++;
-		}
+	size_t len = strlen(s), i = 0;
+	/* shown: one byte each, two for a control (^ and the byte + 0x40) */
+	size_t n = len + count_controls(p, len);
+	/* the shown part in runs (an escape may be cut in two, as fb_add cuts) */
+	while (i < len && x->shown < TEXT_FIELD_MAX) {
+		size_t k = plain_run(p + i, len - i), room = TEXT_FIELD_MAX - x->shown;
+		size_t c = k < room ? k : room;
+		memcpy(x->buf + x->shown, p + i, c);
+		x->shown += c;
+		i += c;
+		if (c < k || i >= len)
+			break;
+		x->buf[x->shown++] = '^'; /* p[i] is a control */
+		if (x->shown < TEXT_FIELD_MAX)
+			x->buf[x->shown++] = (char)(p[i] + 0x40);
+		i++;
 	}
 	x->full += n;
 	return n;
