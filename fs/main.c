@@ -4,21 +4,21 @@
  * parent returns once the mount is live) and runs the session loop until
  * SIGINT, SIGTERM, SIGHUP or an unmount. Exit statuses: options.h.
  */
-#include "access.h"
-#include "buildid_index.h"
-#include "dcache.h"
-#include "elffs.h"
-#include "handles.h"
-#include "initext.h"
-#include "inval.h"
-#include "log.h"
-#include "membudget.h"
-#include "nodes.h"
-#include "ops.h"
+#include "source/access.h"
+#include "buildid/buildid_index.h"
+#include "cache/dcache.h"
+#include "base/elffs.h"
+#include "base/handles.h"
+#include "ops/initext.h"
+#include "base/inval.h"
+#include "base/log.h"
+#include "base/membudget.h"
+#include "node/nodes.h"
+#include "ops/ops.h"
 #include "options.h"
-#include "probe.h"
-#include "readahead.h"
-#include "stall.h"
+#include "source/probe.h"
+#include "ops/readahead.h"
+#include "base/stall.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* The command line: elffs [options] SOURCE MOUNTPOINT. */
 #include "options.h"
-#include "entries.h"
-#include "iopolicy.h"
-#include "membudget.h"
+#include "content/entries.h"
+#include "tree/iopolicy.h"
+#include "base/membudget.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 #ifndef ELFFS_OPTIONS_H
 #define ELFFS_OPTIONS_H
 
-#include "elffs.h"
+#include "base/elffs.h"
 
 /* The mount's readahead window when running as root (docs/benchmarks.md:
  * cold sequential reads 1.14x-1.25x faster than the kernel's 128 KiB). */

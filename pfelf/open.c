@@ -1,6 +1,6 @@
 /* Opening and closing handles; choosing the backend. */
-#include "pfelf_i.h"
-#include "tables_i.h"
+#include "core/pfelf_i.h"
+#include "tables/tables_i.h"
 
 #include <fcntl.h>
 #include <stdio.h>

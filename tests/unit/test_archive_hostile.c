@@ -8,7 +8,7 @@
  * steps, counted by the library) grows tenfold, not a hundredfold, from
  * 10,000 to 100,000 members.
  */
-#include "archive_i.h"
+#include "archive/archive_i.h"
 #include "argen.h"
 #include "backends.h"
 

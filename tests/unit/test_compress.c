@@ -9,7 +9,7 @@
 #include "meta_helpers.h"
 #include "readelf_parse.h"
 
-#include "tables_i.h"
+#include "tables/tables_i.h"
 
 #include <errno.h>
 #include <stdio.h>

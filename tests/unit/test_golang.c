@@ -8,7 +8,7 @@
 #include "meta_helpers.h"
 #include "synth.h"
 
-#include "tables_i.h"
+#include "tables/tables_i.h"
 
 #include <errno.h>
 #include <stdio.h>

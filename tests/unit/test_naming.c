@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "naming.h"
+#include "text/naming.h"
 
 #include <stdlib.h>
 #include <string.h>

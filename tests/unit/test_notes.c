@@ -10,7 +10,7 @@
  */
 #include "meta_helpers.h"
 
-#include "tables_i.h"
+#include "tables/tables_i.h"
 
 #include <errno.h>
 #include <stdio.h>

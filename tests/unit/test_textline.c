@@ -7,7 +7,7 @@
  * character), read through every backend.
  */
 #include "backends.h"
-#include "textline.h"
+#include "text/textline.h"
 
 #include <stdio.h>
 #include <stdlib.h>

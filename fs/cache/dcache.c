@@ -1,0 +1,232 @@
+/* The cache of decompressed sections, within the memory budget. */
+#include "cache/dcache.h"
+#include "base/elffs.h"
+#include "base/membudget.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/queue.h>
+
+struct dentry_data {
+	uint64_t serial; /* key: the core view's serial, section index */
+	uint32_t index;
+	uint64_t size;
+	char *data;
+	unsigned refs;
+	uint64_t stamp;                /* when it was last released */
+	TAILQ_ENTRY(dentry_data) link; /* all entries, most recently used first */
+};
+
+TAILQ_HEAD(dentry_list, dentry_data);
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dentry_list entries = TAILQ_HEAD_INITIALIZER(entries);
+
+/* What an entry of size bytes takes (reserved in the budget). */
+static uint64_t entry_cost(uint64_t size)
+{
+	return membudget_chunk(size ? size : 1) + membudget_chunk(sizeof(struct dentry_data));
+}
+
+static void unlink_entry(struct dentry_data *e)
+{
+	TAILQ_REMOVE(&entries, e, link);
+}
+
+static void push_front(struct dentry_data *e)
+{
+	TAILQ_INSERT_HEAD(&entries, e, link);
+}
+
+static void entry_free(struct dentry_data *e)
+{
+	membudget_release(MB_DECOMPRESSED, entry_cost(e->size));
+	free(e->data);
+	free(e);
+}
+
+static struct dentry_data *hit(uint64_t serial, uint32_t index)
+{
+	struct dentry_data *e;
+	TAILQ_FOREACH(e, &entries, link)
+	if (e->serial == serial && e->index == index)
+		break;
+	if (e) {
+		e->refs++;
+		unlink_entry(e);
+		push_front(e);
+	}
+	return e;
+}
+
+/* The least recently used idle entry (lock held), or NULL. */
+static struct dentry_data *oldest_idle(void)
+{
+	struct dentry_data *e;
+	TAILQ_FOREACH_REVERSE(e, &entries, dentry_list, link)
+	if (!e->refs)
+		break;
+	return e;
+}
+
+static bool budget_oldest(uint64_t *stamp)
+{
+	pthread_mutex_lock(&lock);
+	struct dentry_data *e = oldest_idle();
+	if (e)
+		*stamp = e->stamp;
+	pthread_mutex_unlock(&lock);
+	return e != NULL;
+}
+
+static bool budget_evict(void)
+{
+	pthread_mutex_lock(&lock);
+	struct dentry_data *e = oldest_idle();
+	if (e)
+		unlink_entry(e);
+	pthread_mutex_unlock(&lock);
+	if (e)
+		entry_free(e);
+	return e != NULL;
+}
+
+static const struct membudget_source budget_source = {budget_oldest, budget_evict};
+
+static void register_budget(void)
+{
+	membudget_register(MB_DECOMPRESSED, &budget_source);
+}
+
+/* Whether the compressed bytes of section index of v (pinned) may have
+ * changed under the decompression (view_changed): the zeros of a cut last
+ * page, or a rewrite in place, which a stream without a checksum (zstd's,
+ * as linkers write them) can decompress to the right size. Asked after the
+ * decompression: a change after it left the bytes read before it. */
+static bool changed_under(const struct bview *v, uint32_t index)
+{
+	const pfelf_shdr *sh;
+	return pfelf_section(v->f, index, &sh) < 0 || view_changed(v, sh->offset + sh->size);
+}
+
+/* Decompress section index of v into a new entry (reserved by the caller). */
+static int decompress(struct bview *v, uint32_t index, uint64_t size, struct dentry_data **out)
+{
+	struct dentry_data *e = calloc(1, sizeof(*e));
+	char *data = e ? malloc(size ? size : 1) : NULL;
+	if (!data) {
+		free(e);
+		return -ENOMEM;
+	}
+	ssize_t n = pfelf_section_decompress(v->f, index, data, size);
+	if (n >= 0 && (uint64_t)n == size && changed_under(v, index))
+		n = -EIO;
+	if (n < 0 || (uint64_t)n != size) {
+		free(data);
+		free(e);
+		return n == -ENOMEM ? -ENOMEM : -EIO;
+	}
+	*e = (struct dentry_data){.serial = view_core(v)->serial,
+	                          .index = index,
+	                          .size = size,
+	                          .data = data,
+	                          .refs = 1};
+	*out = e;
+	return 0;
+}
+
+/* Reserve, decompress, and publish (unless another open did it first). */
+static int fill(struct bview *v, uint32_t index, uint64_t size, struct dentry_data **out)
+{
+	char what[80];
+	snprintf(what, sizeof(what), "decompressed section %u of %s", index, view_core(v)->label);
+	int ret = membudget_reserve(MB_DECOMPRESSED, entry_cost(size), 0, what);
+	if (ret < 0)
+		return ret;
+	struct dentry_data *mine = NULL;
+	ret = decompress(v, index, size, &mine);
+	if (ret < 0) {
+		membudget_release(MB_DECOMPRESSED, entry_cost(size));
+		return ret;
+	}
+	pthread_mutex_lock(&lock);
+	*out = hit(mine->serial, index); /* another open won the race */
+	if (!*out)
+		push_front(*out = mine);
+	pthread_mutex_unlock(&lock);
+	if (*out != mine)
+		entry_free(mine);
+	return 0;
+}
+
+int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size, const char **data,
+                   struct dentry_data **out)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, register_budget);
+	(void)ino; /* the key is the core's serial, shared by the links of a file */
+	if (size > DCACHE_MAX_SECTION)
+		return -EIO;
+	pthread_mutex_lock(&lock);
+	struct dentry_data *e = hit(view_core(v)->serial, index);
+	pthread_mutex_unlock(&lock);
+	int ret = e ? 0 : fill(v, index, size, &e);
+	if (ret < 0)
+		return ret;
+	*data = e->data;
+	*out = e;
+	return 0;
+}
+
+void dcache_release(struct dentry_data *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&lock);
+	if (--e->refs == 0)
+		e->stamp = elffs_now_ns();
+	pthread_mutex_unlock(&lock);
+}
+
+/* Move the idle entries of serial (all of them: every idle entry) out of
+ * the cache (lock held) into *out. */
+static void take_idle(uint64_t serial, bool all, struct dentry_list *out)
+{
+	struct dentry_data *e = TAILQ_FIRST(&entries), *next;
+	for (; e; e = next) {
+		next = TAILQ_NEXT(e, link);
+		if (e->refs || (!all && e->serial != serial))
+			continue;
+		unlink_entry(e);
+		TAILQ_INSERT_TAIL(out, e, link);
+	}
+}
+
+static void free_list(struct dentry_list *gone)
+{
+	struct dentry_data *e;
+	while ((e = TAILQ_FIRST(gone))) {
+		TAILQ_REMOVE(gone, e, link);
+		entry_free(e);
+	}
+}
+
+void dcache_forget(uint64_t serial)
+{
+	struct dentry_list gone = TAILQ_HEAD_INITIALIZER(gone);
+	pthread_mutex_lock(&lock);
+	take_idle(serial, false, &gone);
+	pthread_mutex_unlock(&lock);
+	free_list(&gone);
+}
+
+void dcache_destroy(void)
+{
+	struct dentry_list gone = TAILQ_HEAD_INITIALIZER(gone);
+	pthread_mutex_lock(&lock);
+	take_idle(0, true, &gone);
+	pthread_mutex_unlock(&lock);
+	free_list(&gone);
+}

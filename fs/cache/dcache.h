@@ -1,0 +1,43 @@
+/*
+ * The cache of decompressed sections (decompressed/<name>): filled on
+ * open, shared by the open files of one section (and by the links of one
+ * file: the key is the core view's serial), kept in an LRU within the
+ * daemon's memory budget (membudget.h), where idle entries are given back
+ * with idle views, least recently used first. Entries in use are never
+ * evicted.
+ */
+#ifndef ELFFS_DCACHE_H
+#define ELFFS_DCACHE_H
+
+#include "view/view.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sections decompressed at most (larger ones: EIO, like a corrupt stream). */
+#define DCACHE_MAX_SECTION ((uint64_t)64 << 20)
+
+struct dentry_data;
+
+/*
+ * The decompressed bytes of section index of view v (pinned): *data (size
+ * bytes, the section's ch_size) held until dcache_release(*e). ino (the
+ * binary's inode) is not used: entries are keyed by v's core, which the
+ * hard links of a file share. Errors: -EIO (ch_size over
+ * DCACHE_MAX_SECTION; the stream is corrupt, of an unknown type, or not
+ * ch_size bytes long), -EFBIG (over the whole memory budget), -ENOMEM (no
+ * room in the budget beside what is in use, or malloc).
+ */
+int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size, const char **data,
+                   struct dentry_data **e);
+
+/* Drop a reference (NULL is allowed). */
+void dcache_release(struct dentry_data *e);
+
+/* Free the idle entries of the core view of that serial (it is being freed). */
+void dcache_forget(uint64_t serial);
+
+/* Free every idle entry (at exit). */
+void dcache_destroy(void);
+
+#endif /* ELFFS_DCACHE_H */

@@ -1,0 +1,99 @@
+/*
+ * An ar archive (a static library) shown as a directory: info, armap and
+ * members/ (docs/architecture.md, "Archives in the mount"). Its view is a
+ * core of the binary cache like an ELF file's, whose handle is the
+ * archive's (pfelf_archive) instead of an ELF one; it keeps the file names
+ * of the members and, made on first use, one view per ELF member: a core
+ * built on pfelf_archive_open_member, so that the member's sections are
+ * ranges of the archive's mapping (or descriptor), read without a copy.
+ *
+ * A member's view belongs to the archive's core. What a lookup, a listing
+ * or an open gets is an alias of it made for that call (arview_member):
+ * it stands for the caller's references and pins on the archive's alias
+ * (its `outer`), which the binary cache counts as usual (view_outer), and
+ * for one user of the member's view. When its last reference goes
+ * (bincache_release, bincache_unref) the member's view has one user less;
+ * a view without users waits in the archive's list of idle members, the
+ * AR_IDLE_MEMBERS most recently used of them are kept, and the others (all
+ * of them when the memory budget has no room for a new member) are freed.
+ * So a walk of every member of a big archive holds at most the members in
+ * use and AR_IDLE_MEMBERS others.
+ */
+#ifndef ELFFS_ARVIEW_H
+#define ELFFS_ARVIEW_H
+
+#include "content/entries.h"
+#include "nameset.h"
+#include "text/textgen.h"
+#include "view/view.h"
+
+#include <pfelf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+/* Member views without users an archive keeps. */
+#define AR_IDLE_MEMBERS 32
+
+/* What a member shows as under members/. */
+enum ar_kind {
+	AR_ELF,  /* a directory: the view of an ELF file (NK_MEMBER) */
+	AR_FILE, /* a plain file of its bytes (NK_ARFILE) */
+	AR_LINK, /* a symlink to the file a thin archive names (NK_ARLINK) */
+};
+
+/* What an archive's core keeps besides its handle. */
+struct arview {
+	uint32_t n;               /* members pfelf lists */
+	char **name;              /* [n] file names under members/ */
+	uint8_t *kind;            /* [n] enum ar_kind */
+	struct nameset index;     /* members by file name */
+	uint32_t count[3];        /* members of each kind */
+	struct bview **mcore;     /* [n] member views, made on use (core's lazy_lock) */
+	TAILQ_HEAD(, bview) idle; /* member views without users, oldest first */
+	uint32_t nidle;
+};
+
+/*
+ * Build the core of archive handle a (what: its name for the log) and
+ * reserve what it keeps in the memory budget; on success it owns a.
+ * 0, -ENOMEM, -EFBIG.
+ */
+int arview_build(pfelf_archive *a, const char *what, struct bview **out);
+
+/* Free what core c keeps of its archive (its members' views included). */
+void arview_free(struct bview *c);
+
+/*
+ * The view of ELF member index of the archive whose alias a is pinned: a
+ * new alias that takes over the caller's reference and pin on a (release
+ * the alias, not a). 0, -ENOENT (no such ELF member), -EIO (pfelf refuses
+ * the member's header), -ENOMEM, -EFBIG; on error the caller still holds a.
+ */
+int arview_member(struct bview *a, uint32_t index, struct bview **out);
+
+/* The last reference of member alias ma is gone (bincache.c, before it
+ * drops ma's last one on the archive's alias): one user less, ma freed. */
+void arview_member_put(struct bview *ma);
+
+/* The target of thin member index of v (pinned) into buf: the path as
+ * the archive writes it, "../../" before a relative one. Its length or
+ * -errno: -ENOENT, -EIO for one that does not fit in buf (a thin member's
+ * name has no bound: one past PATH_MAX is a link nobody can read). */
+ssize_t arview_link(const struct bview *v, uint32_t index, char *buf, size_t size);
+
+/* The texts of an archive (textview.h): info and armap. */
+int arinfo_prepare(struct bview *v, struct textgen *g);
+int armap_prepare(struct bview *v, struct textgen *g);
+
+/*
+ * user.ar.* of member index of v (pinned): the value of attribute name
+ * into buf (at least 128 bytes), its length, or -ENODATA.
+ */
+int arview_xattr(const struct bview *v, uint32_t index, const char *name, char *buf);
+
+/* The NUL-separated names of the user.ar.* attributes into buf (when size
+ * allows); the length of the whole list. */
+size_t arview_xattr_list(char *buf, size_t size);
+
+#endif /* ELFFS_ARVIEW_H */

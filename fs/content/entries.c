@@ -1,0 +1,429 @@
+/* The table of a binary's entries and what each one needs from a parse. */
+#include "content/entries.h"
+#include "content/info.h"
+#include "content/symview.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUILD_ID_MAX 1024 /* bytes of id shown; real ids are 16 to 20 */
+
+/* ------------------------------------------------------------- when present */
+
+static bool has_buildid(const struct bview *v)
+{
+	return v && v->buildid;
+}
+
+/* Listed once the view is made (not for a binary whose view was refused). */
+static bool has_view(const struct bview *v)
+{
+	return v != NULL;
+}
+
+static bool has_compressed(const struct bview *v)
+{
+	return v && v->ncomp;
+}
+
+/* ------------------------------------------------------------ node shapes */
+
+static int header_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	view_header_range(v, aux, size);
+	return 0;
+}
+
+/* elf: the whole source file, as a range from the mapping. */
+static int elf_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	*size = v->fsize;
+	*aux = 0;
+	return 0;
+}
+
+static int sections_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	*size = v->nsec ? v->nsec - 1 : 0;
+	*aux = 0;
+	return 0;
+}
+
+static int segments_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	*size = v->nseg;
+	*aux = 0;
+	return 0;
+}
+
+static int symdir_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	(void)v; /* 0: counting needs the name table, which lookups avoid */
+	*size = 0;
+	*aux = 0;
+	return 0;
+}
+
+static int buildid_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	*size = v->buildid_len;
+	*aux = 0;
+	return 0;
+}
+
+static int decdir_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	*size = v->ncomp;
+	*aux = 0;
+	return 0;
+}
+
+static const char *buildid_text(const struct bview *v, size_t *len)
+{
+	*len = v->buildid_len;
+	return v->buildid;
+}
+
+/* ------------------------------------------------- files of the directories */
+
+static int section_range(const struct bview *v, uint64_t index, uint64_t *off, uint64_t *len)
+{
+	const pfelf_shdr *sh;
+	if (index > UINT32_MAX || pfelf_section(v->f, (uint32_t)index, &sh) < 0)
+		return -EIO;
+	view_section_range(sh, off, len);
+	return 0;
+}
+
+static int section_file(struct bview *v, const char *name, struct entry_file *out)
+{
+	int i = view_find_section(v, name);
+	uint64_t off;
+	pfelf_chdr ch;
+	if (i < 0 || section_range(v, (uint64_t)i, &off, &out->size) < 0)
+		return -ENOENT;
+	out->aux = (uint64_t)i;
+	out->compressed = entry_compressed(v, (uint32_t)i, &ch);
+	return 0;
+}
+
+static int sections_count(struct bview *v, size_t *n)
+{
+	*n = v->nsec ? v->nsec - 1 : 0;
+	return 0;
+}
+
+static const char *section_name(struct bview *v, size_t i)
+{
+	return v->secname[i + 1];
+}
+
+static int segment_range(const struct bview *v, uint64_t index, uint64_t *off, uint64_t *len)
+{
+	const pfelf_phdr *ph;
+	if (index > UINT32_MAX || pfelf_segment(v->f, (uint32_t)index, &ph) < 0)
+		return -EIO;
+	view_segment_range(ph, off, len);
+	return 0;
+}
+
+static int segment_file(struct bview *v, const char *name, struct entry_file *out)
+{
+	int i = view_find_segment(v, name);
+	uint64_t off;
+	if (i < 0 || segment_range(v, (uint64_t)i, &off, &out->size) < 0)
+		return -ENOENT;
+	out->aux = (uint64_t)i;
+	return 0;
+}
+
+static int segments_count(struct bview *v, size_t *n)
+{
+	*n = v->nseg;
+	return 0;
+}
+
+static const char *segment_name(struct bview *v, size_t i)
+{
+	return v->segname[i];
+}
+
+static int symbol_file(struct bview *v, const char *name, struct entry_file *out)
+{
+	return symview_lookup(v, name, &out->aux, &out->size);
+}
+
+static int symbols_count(struct bview *v, size_t *n)
+{
+	const struct symfile *files;
+	uint32_t k = 0;
+	int ret = symview_files(v, &files, &k);
+	*n = k;
+	return ret;
+}
+
+/* After symbols_count: the name table is built and kept by the core. */
+static const char *symbol_name(struct bview *v, size_t i)
+{
+	return view_core(v)->sym.files[i].name;
+}
+
+static int decomp_file(struct bview *v, const char *name, struct entry_file *out)
+{
+	int i = view_find_section(v, name);
+	pfelf_chdr ch;
+	if (i <= 0 || !entry_compressed(v, (uint32_t)i, &ch))
+		return -ENOENT;
+	out->size = ch.size;
+	out->aux = (uint64_t)i;
+	return 0;
+}
+
+static int decomp_count(struct bview *v, size_t *n)
+{
+	*n = v->ncomp;
+	return 0;
+}
+
+static const char *decomp_name(struct bview *v, size_t i)
+{
+	return v->secname[v->comp[i]];
+}
+
+/* ------------------------------------------------------------------ the table */
+
+const struct bin_entry entries[] = {
+        {.name = "info",
+         .usage = "info                   a text summary (class, data, type, machine, entry, ...)",
+         .kind = NK_INFO,
+         .bytes = EB_TEXT,
+         .text = TEXT_INFO,
+         .tail = info_tail},
+        {.name = "header",
+         .usage = "header                 the raw ELF header: e_ehsize bytes at offset 0",
+         .kind = NK_HEADER,
+         .bytes = EB_RANGE,
+         .shape = header_shape},
+        {.name = "elf",
+         .usage = "elf                    the whole source file, byte for byte",
+         .kind = NK_ELF,
+         .bytes = EB_RANGE,
+         .shape = elf_shape},
+        {.name = "sections",
+         .usage = "sections/<name>        one file per section header but index 0",
+         .kind = NK_SECTIONS,
+         .bytes = EB_DIR,
+         .shape = sections_shape,
+         .file_kind = NK_SECTION,
+         .file_bytes = EB_INDEXED,
+         .lookup = section_file,
+         .count = sections_count,
+         .name_at = section_name,
+         .file_range = section_range},
+        {.name = "segments",
+         .usage = "segments/<NN>-<TYPE>   one file per program header",
+         .kind = NK_SEGMENTS,
+         .bytes = EB_DIR,
+         .shape = segments_shape,
+         .file_kind = NK_SEGMENT,
+         .file_bytes = EB_INDEXED,
+         .lookup = segment_file,
+         .count = segments_count,
+         .name_at = segment_name,
+         .file_range = segment_range},
+        {.name = "symbols",
+         .usage = "symbols                every symbol of .symtab and .dynsym",
+         .kind = NK_SYMBOLS,
+         .bytes = EB_TEXT,
+         .text = TEXT_SYMBOLS},
+        {.name = "symbol",
+         .usage = "symbol/<name>          the bytes of each defined symbol",
+         .kind = NK_SYMDIR,
+         .bytes = EB_DIR,
+         .shape = symdir_shape,
+         .file_kind = NK_SYMBOL,
+         .file_bytes = EB_RANGE,
+         .lookup = symbol_file,
+         .count = symbols_count,
+         .name_at = symbol_name},
+        {.name = "build-id",
+         .usage = "build-id               the GNU build id in hex (when there is one)",
+         .kind = NK_BUILDID,
+         .bytes = EB_COPY,
+         .present = has_buildid,
+         .shape = buildid_shape,
+         .copy = buildid_text},
+        {.name = "decompressed",
+         .usage = "decompressed/<name>    compressed sections decompressed (when there are some)",
+         .kind = NK_DECDIR,
+         .bytes = EB_DIR,
+         .present = has_compressed,
+         .shape = decdir_shape,
+         .file_kind = NK_DECOMP,
+         .file_bytes = EB_DECOMP,
+         .lookup = decomp_file,
+         .count = decomp_count,
+         .name_at = decomp_name},
+        {.name = "relocations",
+         .usage = "relocations            every REL, RELA and RELR entry, as readelf -rW",
+         .kind = NK_RELOCS,
+         .bytes = EB_TEXT,
+         .present = has_view,
+         .text = TEXT_RELOCS},
+};
+
+const size_t entries_n = sizeof(entries) / sizeof(entries[0]);
+
+const struct bin_entry *entry_rows(const struct bview *v, size_t *n)
+{
+	bool ar = v && v->ar;
+	*n = ar ? ar_entries_n : entries_n;
+	return ar ? ar_entries : entries;
+}
+
+/* The row of table t (n rows) that ok() takes, or NULL. */
+static const struct bin_entry *find_row(const struct bin_entry *t, size_t n,
+                                        bool (*ok)(const struct bin_entry *e, const void *key),
+                                        const void *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ok(&t[i], key))
+			return &t[i];
+	return NULL;
+}
+
+/* As find_row, in both tables. */
+static const struct bin_entry *find_any(bool (*ok)(const struct bin_entry *e, const void *key),
+                                        const void *key)
+{
+	const struct bin_entry *e = find_row(entries, entries_n, ok, key);
+	return e ? e : find_row(ar_entries, ar_entries_n, ok, key);
+}
+
+static bool named(const struct bin_entry *e, const void *key)
+{
+	return strcmp(e->name, key) == 0;
+}
+
+static bool of_kind(const struct bin_entry *e, const void *key)
+{
+	return e->kind == *(const enum node_kind *)key;
+}
+
+static bool holding(const struct bin_entry *e, const void *key)
+{
+	return e->bytes == EB_DIR && e->file_kind == *(const enum node_kind *)key;
+}
+
+const struct bin_entry *entry_named(const char *name)
+{
+	return find_any(named, name);
+}
+
+const struct bin_entry *entry_in(const struct bview *v, const char *name)
+{
+	size_t n;
+	const struct bin_entry *t = entry_rows(v, &n);
+	return find_row(t, n, named, name);
+}
+
+const struct bin_entry *entry_of_kind(enum node_kind k)
+{
+	return find_any(of_kind, &k);
+}
+
+const struct bin_entry *entry_holding(enum node_kind k)
+{
+	return find_any(holding, &k);
+}
+
+enum entry_bytes entry_bytes_of(enum node_kind k)
+{
+	if (k == NK_MEMBER) /* an ELF member: the directory of a binary */
+		return EB_DIR;
+	if (k == NK_ARLINK)
+		return EB_LINK;
+	const struct bin_entry *e = entry_of_kind(k);
+	if (e)
+		return e->bytes;
+	e = entry_holding(k);
+	return e ? e->file_bytes : EB_DIR;
+}
+
+int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
+                uint64_t *aux)
+{
+	if (e->present && !e->present(v))
+		return -ENOENT;
+	if (e->bytes == EB_TEXT) {
+		struct infotail t = {0};
+		*aux = 0;
+		int ret = textview_size(v, e->text, size);
+		if (ret == 0 && e->tail)
+			ret = e->tail(bin, v, &t);
+		*size += t.len;
+		*aux = t.hash;
+		info_tail_free(&t);
+		return ret;
+	}
+	return e->shape(v, size, aux);
+}
+
+/* ------------------------------------------------------ made at parse */
+
+/* The build id as hex and a newline (build-id's bytes, info's line). */
+static int build_id(struct bview *v)
+{
+	const uint8_t *id;
+	int n = pfelf_build_id(v->f, &id);
+	if (n <= 0)
+		return 0;
+	if (n > BUILD_ID_MAX)
+		n = BUILD_ID_MAX;
+	v->buildid = malloc(2 * (size_t)n + 2);
+	if (!v->buildid)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		snprintf(v->buildid + 2 * i, 3, "%02x", id[i]);
+	v->buildid[2 * n] = '\n';
+	v->buildid[2 * n + 1] = '\0';
+	v->buildid_len = 2 * (size_t)n + 1;
+	return 0;
+}
+
+bool entry_compressed(const struct bview *v, uint32_t index, pfelf_chdr *ch)
+{
+	return index > 0 && index < v->nsec && pfelf_section_chdr(v->f, index, ch) == 0;
+}
+
+/* The indexes of the compressed sections (decompressed/, info). */
+static int compressed(struct bview *v)
+{
+	for (uint32_t i = 1; i < v->nsec; i++) {
+		pfelf_chdr ch;
+		if (!entry_compressed(v, i, &ch))
+			continue;
+		if (v->ncomp % 64 == 0) {
+			uint32_t *c = realloc(v->comp, (v->ncomp + 64) * sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			v->comp = c;
+		}
+		v->comp[v->ncomp++] = i;
+	}
+	return 0;
+}
+
+int entries_build(struct bview *v)
+{
+	int ret = build_id(v);
+	return ret < 0 ? ret : compressed(v);
+}
+
+void entries_free(struct bview *v)
+{
+	free(v->buildid);
+	free(v->comp);
+}

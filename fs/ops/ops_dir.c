@@ -1,0 +1,204 @@
+/*
+ * opendir, readdir, readdirplus, releasedir: served from the listing
+ * opendir made (dirlist.h: a snapshot of a SOURCE or index directory, or
+ * the names of a binary's view taken at each call). readdirplus gives the
+ * entries of a SOURCE directory with their node and attributes (the lstat
+ * the snapshot took to classify them), so that `ls -l` needs no LOOKUP per
+ * entry; the entries of a binary's directories come without (the kernel
+ * looks them up as before: a node per symbol of a listing would cost more
+ * than it saves).
+ */
+#include "ops/ops.h"
+#include "source/access.h"
+#include "tree/attr.h"
+#include "tree/check.h"
+#include "tree/dirlist.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+/* d_ino of an entry without a node yet (as libfuse's high-level API uses). */
+#define UNKNOWN_INO 0xffffffffULL
+
+static void dirlist_free_link(struct hlink *h)
+{
+	dirlist_free((struct dirlist *)((char *)h - offsetof(struct dirlist, link)));
+}
+
+void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct node *n = node_get(ino);
+	struct dirlist *d = NULL;
+	int ret = n ? access_check(req, n, ACCESS_LIST) : -ESTALE;
+	if (ret == 0)
+		ret = dirlist_open(n, &d);
+	node_put(n);
+	if (ret < 0) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	handles_add(&d->link, dirlist_free_link);
+	fi->fh = (uintptr_t)d;
+	if (fuse_reply_open(req, fi) != 0)
+		dirlist_free(d);
+}
+
+/* Entry number i of d: ".", "..", then the snapshot. */
+static void entry(const struct dirlist *d, size_t i, const char **name, struct stat *st)
+{
+	st->st_mode = S_IFDIR;
+	if (i < 2) {
+		*name = i == 0 ? "." : "..";
+		st->st_ino = i == 0 ? d->self : d->parent;
+		return;
+	}
+	unsigned char type;
+	*name = dirlist_name(d, i - 2, &type);
+	uint64_t ino = node_child_ino(d->self, *name);
+	st->st_ino = ino ? ino : UNKNOWN_INO;
+	st->st_mode = DTTOIF(type);
+}
+
+/* The caller's filter of a SOURCE listing (access.h): a binary it cannot
+ * read is left out, as any file it cannot read would be; 0 or -errno. */
+static int filter_begin(fuse_req_t req, fuse_ino_t ino, struct access_filter *f)
+{
+	struct node *dir = node_get(ino);
+	int ret = dir && dir->kind == NK_DIR ? access_filter_begin(req, dir, f) : 0;
+	if (!dir || dir->kind != NK_DIR)
+		*f = (struct access_filter){.on = false, .dirfd = -1, .caller = NULL};
+	node_put(dir);
+	return ret;
+}
+
+/* Whether entry i (from 2 on) of d is left out for the filter's caller. */
+static bool hidden(const struct dirlist *d, size_t i, struct access_filter *f)
+{
+	int kind;
+	uint64_t taken;
+	unsigned char type;
+	if (!f->on || i < 2 || !dirlist_srcstat(d, i - 2, &kind, &taken) || kind != NK_BIN)
+		return false;
+	return !access_filter_shows(f, dirlist_name(d, i - 2, &type));
+}
+
+void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	const struct dirlist *d = (const struct dirlist *)(uintptr_t)fi->fh;
+	struct access_filter f;
+	int ret = filter_begin(req, ino, &f);
+	char *buf = ret < 0 ? NULL : malloc(size ? size : 1);
+	if (!buf) {
+		access_filter_end(&f);
+		fuse_reply_err(req, ret < 0 ? -ret : ENOMEM);
+		return;
+	}
+	size_t used = 0;
+	for (size_t i = off < 0 ? 0 : (size_t)off; i < d->n + 2; i++) {
+		const char *name;
+		struct stat st = {0};
+		if (hidden(d, i, &f))
+			continue;
+		entry(d, i, &name, &st);
+		size_t len =
+		        fuse_add_direntry(req, buf + used, size - used, name, &st, (off_t)(i + 1));
+		if (len > size - used)
+			break;
+		used += len;
+	}
+	access_filter_end(&f);
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+/* The node of SOURCE entry i of d (a listing of dir) with the kernel's
+ * reference, or NULL when the entry comes without attributes: not a SOURCE
+ * entry, a snapshot older than the attribute timeout (a LOOKUP then takes
+ * a fresh lstat), or no memory. */
+static struct node *plus_node(struct node *dir, const struct dirlist *d, size_t i)
+{
+	int kind;
+	uint64_t taken;
+	unsigned char type;
+	const struct srcstat *st = dirlist_srcstat(d, i, &kind, &taken);
+	if (!st || !dir || dir->kind != NK_DIR || elffs_now_ns() - taken >= elffs.timeout_ns)
+		return NULL;
+	struct node *cand = node_new((enum node_kind)kind, dirlist_name(d, i, &type));
+	if (!cand)
+		return NULL;
+	cand->src->st = *st;
+	cand->src->checked_ns = taken;
+	return node_attach(dir, cand, check_reuse_listed);
+}
+
+/* Entry number i of d with its node, if it has one: 0, or the size
+ * fuse_add_direntry_plus wants when it does not fit (the node is then
+ * forgotten again). */
+static size_t add_plus(fuse_req_t req, struct node *dir, const struct dirlist *d, size_t i,
+                       char *buf, size_t room, fuse_ino_t *ino)
+{
+	const char *name;
+	struct fuse_entry_param e = {0};
+	entry(d, i, &name, &e.attr);
+	struct node *n = i >= 2 ? plus_node(dir, d, i - 2) : NULL;
+	if (n) {
+		e.ino = n->ino;
+		attr_of(n, &e.attr);
+		e.attr_timeout = elffs.timeout;
+		e.entry_timeout = elffs.timeout;
+	}
+	size_t len = fuse_add_direntry_plus(req, buf, room, name, &e, (off_t)(i + 1));
+	if (n && len > room)
+		node_forget(n->ino, 1); /* not sent */
+	*ino = n && len <= room ? n->ino : 0;
+	return len;
+}
+
+void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+	const struct dirlist *d = (const struct dirlist *)(uintptr_t)fi->fh;
+	/* an entry takes at least 24 + 128 bytes (struct fuse_direntplus) */
+	size_t most = size / 152 + 1;
+	char *buf = malloc(size ? size : 1);
+	fuse_ino_t *sent = calloc(most, sizeof(*sent));
+	struct node *dir = node_get(ino);
+	if (!buf || !sent) {
+		fuse_reply_err(req, ENOMEM);
+		goto out;
+	}
+	struct access_filter f;
+	int ret = filter_begin(req, ino, &f);
+	if (ret < 0) {
+		fuse_reply_err(req, -ret);
+		goto out;
+	}
+	size_t used = 0, nsent = 0;
+	for (size_t i = off < 0 ? 0 : (size_t)off; i < d->n + 2 && nsent < most; i++) {
+		fuse_ino_t got;
+		if (hidden(d, i, &f))
+			continue;
+		size_t len = add_plus(req, dir, d, i, buf + used, size - used, &got);
+		if (len > size - used)
+			break;
+		used += len;
+		if (got)
+			sent[nsent++] = got;
+	}
+	access_filter_end(&f);
+	if (fuse_reply_buf(req, buf, used) != 0) /* the kernel did not get them */
+		for (size_t k = 0; k < nsent; k++)
+			node_forget(sent[k], 1);
+out:
+	node_put(dir);
+	free(sent);
+	free(buf);
+}
+
+void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	dirlist_free((struct dirlist *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}

@@ -1,0 +1,703 @@
+/*
+ * Access to SOURCE without following symlinks and without ever entering
+ * the daemon's own mount (docs/architecture.md, "Access to SOURCE").
+ *
+ * The own mount is known by its device, learned at INIT (before any other
+ * request can arrive). A system call that resolves a path into our mount
+ * would be answered by ourselves: under -s, or once every worker waits on
+ * such a call, never. So nothing here resolves a name that may be a mount
+ * point with a call that can reach its file system: a name is opened with
+ * openat2(RESOLVE_NO_XDEV), which fails with EXDEV instead of entering
+ * another mount; only then is it opened O_PATH (which sends nothing to
+ * FUSE), its device read with statx of an empty mask (which never asks a
+ * FUSE daemon either), and, when it is not ours, opened again through that
+ * descriptor. Other file systems mounted below SOURCE thus stay visible.
+ */
+#include "source/source.h"
+#include "cache/bincache.h"
+#include "base/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RESOLVE_SAFE (RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH)
+#define OWN_MAX      8  /* devices taken for our own mount */
+#define MOUNTFD_MAX  32 /* file systems below SOURCE with handles of mapped files */
+#define FD_TRIES     8  /* tries of a call that ran out of descriptors */
+
+static atomic_int no_openat2;
+static dev_t own_devs[OWN_MAX];
+static atomic_uint own_count;
+static atomic_bool own_logged;
+
+/* ------------------------------------------------------------ own mount */
+
+static void own_add(dev_t dev)
+{
+	unsigned n = atomic_load(&own_count);
+	for (unsigned i = 0; i < n; i++)
+		if (own_devs[i] == dev)
+			return;
+	if (n < OWN_MAX) {
+		own_devs[n] = dev;
+		atomic_store(&own_count, n + 1);
+	}
+}
+
+bool src_is_own_dev(dev_t dev)
+{
+	unsigned n = atomic_load(&own_count);
+	for (unsigned i = 0; i < n; i++)
+		if (own_devs[i] == dev)
+			return true;
+	return false;
+}
+
+/* The connection of /dev/fuse descriptor fd, from its fdinfo (recent
+ * kernels): it is the mount's device number. */
+static int own_from_fdinfo(int fd)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ssize_t n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "fuse_connection:");
+	if (!p)
+		return -ENOENT;
+	unsigned long kdev = strtoul(p + strlen("fuse_connection:"), NULL, 10);
+	own_add(makedev((unsigned)(kdev >> 20), (unsigned)(kdev & 0xfffff))); /* kernel dev_t */
+	return 0;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *o = s;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* One line of /proc/self/mountinfo: a FUSE mount whose source is SOURCE
+ * (the daemon's default fsname) is taken for ours. */
+static void own_from_line(char *line)
+{
+	unsigned ma, mi;
+	char *sep = strstr(line, " - ");
+	if (!sep || sscanf(line, "%*s %*s %u:%u", &ma, &mi) != 2)
+		return;
+	char *save = NULL;
+	char *type = strtok_r(sep + 3, " \n", &save);
+	char *source = type ? strtok_r(NULL, " \n", &save) : NULL;
+	if (!source || strncmp(type, "fuse", 4) != 0)
+		return;
+	unescape(source);
+	if (elffs.source && strcmp(source, elffs.source) == 0)
+		own_add(makedev(ma, mi));
+}
+
+static void own_from_mountinfo(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0)
+		own_from_line(line);
+	free(line);
+	fclose(f);
+}
+
+/* The device of name in dirfd (or of dirfd with AT_EMPTY_PATH in flags).
+ * An empty mask: no file system is asked, not even a FUSE one. */
+static int dev_of(int dirfd, const char *name, int flags, dev_t *dev)
+{
+	struct statx sx;
+	if (statx(dirfd, name, flags | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+	          0, &sx) < 0)
+		return -errno;
+	*dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	return 0;
+}
+
+void src_learn_own_mount(int fusefd)
+{
+	dev_t dev;
+	if (own_from_fdinfo(fusefd) == 0)
+		return;
+	/* Older kernels: the mount point when it lies inside SOURCE, and the
+	 * FUSE mounts of SOURCE by name. */
+	if (elffs.mnt_rel && dev_of(elffs.srcfd, elffs.mnt_rel, 0, &dev) == 0 && major(dev) == 0)
+		own_add(dev);
+	own_from_mountinfo();
+	if (atomic_load(&own_count) == 0)
+		elog(LOG_WARNING, "cannot tell the mount's device: a bind mount of the mount point "
+		                  "inside SOURCE could hang it");
+}
+
+/* -ELOOP when the object of descriptor fd is on our own mount, else 0. */
+static int not_own(int fd, const char *name)
+{
+	dev_t dev = 0; /* set when dev_of succeeds; 0 quiets -Wmaybe-uninitialized */
+	int ret = dev_of(fd, "", AT_EMPTY_PATH, &dev);
+	if (ret < 0 || !src_is_own_dev(dev))
+		return ret;
+	if (!atomic_exchange(&own_logged, true))
+		elog(LOG_WARNING,
+		     "SOURCE entry '%s' is the mount itself (a bind mount of it?): left "
+		     "out, as every other such entry from now on",
+		     name);
+	return -ELOOP;
+}
+
+int src_check_entry(int dirfd, const char *name)
+{
+	dev_t dev = 0; /* set when dev_of succeeds; 0 quiets -Wmaybe-uninitialized */
+	int ret = dev_of(dirfd, name, 0, &dev);
+	if (ret < 0 || !src_is_own_dev(dev))
+		return ret;
+	int fd = src_openat(dirfd, name, O_PATH); /* -ELOOP, and logs it */
+	if (fd < 0)
+		return fd;
+	close(fd); /* not ours any more */
+	return 0;
+}
+
+/* ------------------------------------------------ out of descriptors */
+
+bool src_fd_retry(int err, unsigned *tries)
+{
+	if ((err != -EMFILE && err != -ENFILE) || *tries >= FD_TRIES)
+		return false;
+	if (*tries > 0) { /* the others are a worker's, in use: wait for them */
+		struct timespec ts = {0, 1000000L << (*tries < 5 ? *tries : 5)};
+		nanosleep(&ts, NULL);
+	}
+	(*tries)++;
+	bincache_shed_fds();
+	return true;
+}
+
+/* ------------------------------------------------------------- opening */
+
+/* openat2 of path in dirfd, never through a symlink nor out of dirfd, and
+ * with RESOLVE_NO_XDEV in resolve never into another mount (-EXDEV);
+ * -ENOSYS on a kernel without it. */
+static int open2(int dirfd, const char *path, int flags, uint64_t resolve)
+{
+	if (atomic_load(&no_openat2))
+		return -ENOSYS;
+	struct open_how how = {
+	        .flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+	        .resolve = RESOLVE_SAFE | resolve,
+	};
+	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ENOSYS && errno != EPERM)
+		return -errno;
+	atomic_store(&no_openat2, 1); /* old kernel or a seccomp filter */
+	return -ENOSYS;
+}
+
+/* The object of O_PATH descriptor pfd opened again with flags. */
+static int reopen_path(int pfd, int flags)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
+	int fd = open(path, (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Open entry name of directory dirfd (never our own mount) with flags,
+ * not following a symlink, never entering our own mount (-ELOOP).
+ */
+static int open_entry(int dirfd, const char *name, int flags)
+{
+	int fd = open2(dirfd, name, flags, RESOLVE_NO_XDEV);
+	if (fd != -EXDEV && fd != -ENOSYS)
+		return fd;
+	/* A mount point (or no openat2): its device first, through O_PATH. */
+	int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (flags & O_DIRECTORY));
+	if (pfd < 0)
+		return -errno;
+	int ret = not_own(pfd, name);
+	if (ret == 0 && (flags & O_PATH))
+		return pfd;
+	if (ret == 0 && fd == -EXDEV)
+		ret = reopen_path(pfd, flags);
+	else if (ret == 0) /* without openat2: a mount made in between is not seen */
+		ret = (fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC)) < 0 ? -errno : fd;
+	close(pfd);
+	return ret;
+}
+
+/* st from what statx gave (the fields of a struct stat that elffs uses). */
+static void stat_of_statx(const struct statx *sx, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor);
+	st->st_ino = sx->stx_ino;
+	st->st_mode = sx->stx_mode;
+	st->st_nlink = sx->stx_nlink;
+	st->st_uid = sx->stx_uid;
+	st->st_gid = sx->stx_gid;
+	st->st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor);
+	st->st_size = (off_t)sx->stx_size;
+	st->st_blksize = (blksize_t)sx->stx_blksize;
+	st->st_blocks = (blkcnt_t)sx->stx_blocks;
+	st->st_atim = (struct timespec){sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec};
+	st->st_mtim = (struct timespec){sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec};
+	st->st_ctim = (struct timespec){sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec};
+}
+
+/*
+ * lstat of a mount point below SOURCE (O_PATH descriptor pfd, not ours):
+ * the attributes the kernel has of the mounted root (AT_STATX_DONT_SYNC),
+ * never asking its file system, so that a mount whose daemon stopped
+ * answering cannot hold a listing, a lookup or a re-check of its parent
+ * (docs/security.md, section 5). mount_point: openat2 said so (EXDEV);
+ * without openat2, statx says it (STATX_ATTR_MOUNT_ROOT), else a plain
+ * fstat as before.
+ */
+static int stat_mount_point(int pfd, bool mount_point, struct stat *st)
+{
+	struct statx sx;
+	if (statx(pfd, "",
+	          AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+	          STATX_BASIC_STATS, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BASIC_STATS) == STATX_BASIC_STATS &&
+	    (mount_point || (sx.stx_attributes_mask & sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))) {
+		stat_of_statx(&sx, st);
+		return 0;
+	}
+	return fstat(pfd, st) < 0 ? -errno : 0;
+}
+
+static int stat_entry(int dirfd, const char *name, struct stat *st)
+{
+	int fd = open2(dirfd, name, O_PATH, RESOLVE_NO_XDEV);
+	if (fd >= 0) { /* no mount on the way */
+		int ret = fstat(fd, st) < 0 ? -errno : 0;
+		close(fd);
+		return ret;
+	}
+	if (fd != -EXDEV && fd != -ENOSYS)
+		return fd;
+	int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	int ret = not_own(pfd, name);
+	if (ret == 0)
+		ret = stat_mount_point(pfd, fd == -EXDEV, st);
+	close(pfd);
+	return ret;
+}
+
+int src_statat(int dirfd, const char *name, struct stat *st)
+{
+	unsigned tries = 0;
+	int ret;
+	do
+		ret = stat_entry(dirfd, name, st);
+	while (src_fd_retry(ret, &tries));
+	return ret;
+}
+
+int src_statat_listed(int dirfd, const char *name, struct stat *st)
+{
+	struct statx sx;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+	          STATX_BASIC_STATS, &sx) < 0)
+		return -errno;
+	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
+	    (sx.stx_mask & STATX_BASIC_STATS) != STATX_BASIC_STATS)
+		return src_statat(dirfd, name, st); /* a mount point: its device checked */
+	stat_of_statx(&sx, st);
+	return 0;
+}
+
+int src_openat(int dirfd, const char *name, int flags)
+{
+	unsigned tries = 0;
+	int ret;
+	do
+		ret = open_entry(dirfd, name, flags);
+	while (src_fd_retry(ret, &tries));
+	return ret;
+}
+
+/* ----------------------------------------------------------- directories */
+
+/* Path of source directory node dir relative to SOURCE ("." for the root). */
+static int rel_path(const struct node *dir, char *buf, size_t size)
+{
+	int ret = node_source_path(dir, buf, size);
+	if (ret == 0 && size > 1)
+		strcpy(buf, ".");
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Open directory node dir one component at a time from SOURCE: below a
+ * mount point, or deeper than PATH_MAX. Each step is an open_entry, so
+ * our own mount is never entered.
+ */
+static int walk(const struct node *dir, int flags)
+{
+	size_t depth = 0;
+	for (const struct node *n = dir; n->parent; n = n->parent)
+		depth++;
+	const struct node **chain = malloc(depth * sizeof(*chain));
+	if (!chain)
+		return -ENOMEM;
+	size_t i = depth;
+	for (const struct node *n = dir; n->parent; n = n->parent)
+		chain[--i] = n;
+	int cur = elffs.srcfd;
+	for (i = 0; i < depth && cur >= 0; i++) {
+		int fd = open_entry(cur, chain[i]->name,
+		                    i + 1 < depth ? O_PATH | O_DIRECTORY : flags);
+		if (cur != elffs.srcfd)
+			close(cur);
+		cur = fd;
+	}
+	free(chain);
+	return cur;
+}
+
+static int open_dir(const struct node *dir, int flags)
+{
+	if (!dir->parent) {
+		int fd = openat(elffs.srcfd, ".", flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	char path[PATH_MAX];
+	int ret = rel_path(dir, path, sizeof(path));
+	if (ret == 0) { /* one call when no mount lies on the way */
+		ret = open2(elffs.srcfd, path, flags, RESOLVE_NO_XDEV);
+		if (ret != -EXDEV && ret != -ENOSYS)
+			return ret;
+	}
+	return walk(dir, flags);
+}
+
+int src_open_dir(const struct node *dir, int flags)
+{
+	unsigned tries = 0;
+	int ret;
+	do
+		ret = open_dir(dir, flags | O_DIRECTORY);
+	while (src_fd_retry(ret, &tries));
+	return ret;
+}
+
+/* --------------------------------------------------------------- nodes */
+
+/* src_locate without looking at the entry itself. */
+static int locate(const struct node *n, struct srcloc *loc)
+{
+	loc->owned = false;
+	if (!n->parent) { /* file mode: the root is SOURCE itself */
+		loc->dirfd = elffs.srcfd;
+		loc->name = elffs.single_name;
+		return elffs.single_name ? 0 : -EINVAL;
+	}
+	loc->name = n->name;
+	if (!n->parent->parent) {
+		loc->dirfd = elffs.srcfd;
+		return 0;
+	}
+	int fd = src_open_dir(n->parent, O_PATH);
+	if (fd < 0) /* a directory on the way is a file now: n is gone from there */
+		return fd == -ENOTDIR ? -ENOENT : fd;
+	loc->dirfd = fd;
+	loc->owned = true;
+	return 0;
+}
+
+int src_locate(const struct node *n, struct srcloc *loc)
+{
+	int ret = locate(n, loc);
+	if (ret == 0 && (ret = src_check_entry(loc->dirfd, loc->name)) < 0)
+		src_release(loc);
+	return ret;
+}
+
+void src_release(struct srcloc *loc)
+{
+	if (loc->owned)
+		close(loc->dirfd);
+	loc->owned = false;
+}
+
+int src_lstat(const struct node *n, struct stat *st)
+{
+	if (!n->parent && !elffs.single_name)
+		return fstat(elffs.srcfd, st) < 0 ? -errno : 0;
+	struct srcloc loc;
+	int ret = locate(n, &loc);
+	if (ret < 0)
+		return ret;
+	ret = src_statat(loc.dirfd, loc.name, st);
+	src_release(&loc);
+	return ret;
+}
+
+int src_open_file(const struct node *n)
+{
+	struct srcloc loc;
+	int ret = locate(n, &loc);
+	if (ret < 0)
+		return ret;
+	ret = src_openat(loc.dirfd, loc.name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	src_release(&loc);
+	return ret;
+}
+
+ssize_t src_readlink(const struct node *n, char *buf, size_t size)
+{
+	struct srcloc loc;
+	int ret = locate(n, &loc);
+	if (ret < 0)
+		return ret;
+	int fd = src_openat(loc.dirfd, loc.name, O_PATH);
+	src_release(&loc);
+	if (fd < 0)
+		return fd;
+	ssize_t len = readlinkat(fd, "", buf, size);
+	ret = len < 0 ? -errno : 0;
+	close(fd);
+	if (ret < 0)
+		return ret == -ENOENT ? -EINVAL : ret; /* "": not a symlink any more */
+	if ((size_t)len >= size)
+		return -ENAMETOOLONG;
+	buf[len] = '\0';
+	return len;
+}
+
+/* ------------------------------------------------ a file by its identity */
+
+/* A descriptor on a file system, for open_by_handle_at (not SOURCE's: that
+ * is elffs.srcfd). Held while handles of files on it exist. */
+struct mountfd {
+	dev_t dev;
+	int fd;
+	unsigned refs;
+};
+
+struct src_handle {
+	struct mountfd *mnt; /* NULL: SOURCE's descriptor */
+	struct file_handle *fh;
+};
+
+static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mountfd mounts[MOUNTFD_MAX];
+static atomic_int handles_ok = -1; /* open_by_handle_at allowed: -1 not known yet */
+
+/* A reference on a descriptor of file system dev (lock held); NULL if none. */
+static struct mountfd *mount_ref_locked(dev_t dev, int fd)
+{
+	struct mountfd *free_slot = NULL;
+	for (size_t i = 0; i < MOUNTFD_MAX; i++) {
+		if (mounts[i].refs && mounts[i].dev == dev) {
+			mounts[i].refs++;
+			return &mounts[i];
+		}
+		if (!mounts[i].refs && !free_slot)
+			free_slot = &mounts[i];
+	}
+	if (free_slot && fd >= 0)
+		*free_slot = (struct mountfd){dev, fd, 1};
+	return fd >= 0 ? free_slot : NULL;
+}
+
+static void mount_unref(struct mountfd *m)
+{
+	int fd = -1;
+	pthread_mutex_lock(&mnt_lock);
+	if (--m->refs == 0)
+		fd = m->fd;
+	pthread_mutex_unlock(&mnt_lock);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A descriptor for files of dev: SOURCE's, a held one, or the directory of
+ * binary node root opened now. 0 and *out (NULL for SOURCE's), or -errno. */
+static int mount_of(dev_t dev, const struct node *root, struct mountfd **out)
+{
+	struct stat st;
+	*out = NULL;
+	if (fstat(elffs.srcfd, &st) == 0 && st.st_dev == dev)
+		return 0;
+	pthread_mutex_lock(&mnt_lock);
+	*out = mount_ref_locked(dev, -1);
+	pthread_mutex_unlock(&mnt_lock);
+	if (*out || !root->parent)
+		return *out ? 0 : -EXDEV;
+	int fd = src_open_dir(root->parent, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || st.st_dev != dev) { /* a file mounted on its own */
+		close(fd);
+		return -EXDEV;
+	}
+	pthread_mutex_lock(&mnt_lock);
+	*out = mount_ref_locked(dev, fd);
+	pthread_mutex_unlock(&mnt_lock);
+	if (!*out || (*out)->fd != fd)
+		close(fd);
+	return *out ? 0 : -ENOSPC;
+}
+
+static int open_handle(const struct src_handle *h)
+{
+	unsigned tries = 0;
+	int fd;
+	do
+		fd = open_by_handle_at(h->mnt ? h->mnt->fd : elffs.srcfd, h->fh,
+		                       O_PATH | O_CLOEXEC);
+	while (fd < 0 && src_fd_retry(-errno, &tries));
+	return fd < 0 ? -errno : fd;
+}
+
+/* st as the identity now of the file of identity id, or -ESTALE when st
+ * is another file's. */
+static int identity_now(int ret, const struct stat *st, const pfelf_identity *id,
+                        pfelf_identity *now)
+{
+	if (ret == 0 && ((uint64_t)st->st_dev != id->dev || (uint64_t)st->st_ino != id->ino))
+		ret = -ESTALE;
+	if (ret == 0)
+		pfelf_identity_of(st, now);
+	return ret;
+}
+
+int src_fd_identity(int fd, const pfelf_identity *id, pfelf_identity *now)
+{
+	struct stat st;
+	return identity_now(fstat(fd, &st) < 0 ? -errno : 0, &st, id, now);
+}
+
+static int handle_identity(const struct src_handle *h, const pfelf_identity *id,
+                           pfelf_identity *now)
+{
+	int fd = open_handle(h);
+	if (fd < 0)
+		return fd;
+	int ret = src_fd_identity(fd, id, now);
+	close(fd);
+	return ret;
+}
+
+/* Whether open_by_handle_at works for us (it needs CAP_DAC_READ_SEARCH):
+ * tried once, on the first handle. */
+static bool handles_allowed(const struct src_handle *h, const struct stat *st)
+{
+	int ok = atomic_load(&handles_ok);
+	if (ok < 0) {
+		pfelf_identity id;
+		pfelf_identity now;
+		src_identity(st, &id);
+		ok = handle_identity(h, &id, &now) != -EPERM;
+		atomic_store(&handles_ok, ok);
+		if (!ok)
+			elog(LOG_WARNING,
+			     "open_by_handle_at: %s: the cut end of a mapped file is "
+			     "looked for by path",
+			     strerror(EPERM));
+	}
+	return ok;
+}
+
+int src_handle_of(int fd, const struct stat *st, const struct node *root, struct src_handle **out)
+{
+	*out = NULL;
+	if (atomic_load(&handles_ok) == 0)
+		return -EPERM;
+	struct src_handle *h = calloc(1, sizeof(*h) + sizeof(struct file_handle) + MAX_HANDLE_SZ);
+	if (!h)
+		return -ENOMEM;
+	h->fh = (struct file_handle *)(h + 1);
+	h->fh->handle_bytes = MAX_HANDLE_SZ;
+	int mount_id;
+	int ret = name_to_handle_at(fd, "", h->fh, &mount_id, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	if (ret == 0)
+		ret = mount_of(st->st_dev, root, &h->mnt);
+	if (ret == 0 && !handles_allowed(h, st))
+		ret = -EPERM;
+	if (ret < 0) {
+		src_handle_free(h);
+		return ret;
+	}
+	*out = h;
+	return 0;
+}
+
+void src_handle_free(struct src_handle *h)
+{
+	if (!h)
+		return;
+	if (h->mnt)
+		mount_unref(h->mnt);
+	free(h);
+}
+
+int src_identity_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
+                     pfelf_identity *now)
+{
+	if (h)
+		return handle_identity(h, id, now);
+	struct stat st;
+	return identity_now(src_lstat(n, &st), &st, id, now);
+}
+
+bool src_written_since(const pfelf_identity *id, const pfelf_identity *now)
+{
+	/* The ctime too: a writer can put the mtime back (utimensat), never
+	 * the ctime, which that very call sets. */
+	return id->mtime_sec != now->mtime_sec || id->mtime_nsec != now->mtime_nsec ||
+	       id->ctime_sec != now->ctime_sec || id->ctime_nsec != now->ctime_nsec;
+}
+
+void src_identity(const struct stat *st, pfelf_identity *id)
+{
+	pfelf_identity_of(st, id);
+}
+
+bool src_same_identity(const struct stat *a, const struct stat *b)
+{
+	pfelf_identity ia, ib;
+	pfelf_identity_of(a, &ia);
+	pfelf_identity_of(b, &ib);
+	return pfelf_identity_equal(&ia, &ib);
+}

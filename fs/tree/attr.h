@@ -1,0 +1,24 @@
+/* The attributes the mount shows for a node (docs/elffs.1, "What is shown"). */
+#ifndef ELFFS_ATTR_H
+#define ELFFS_ATTR_H
+
+#include "node/nodes.h"
+
+#include <sys/stat.h>
+
+/*
+ * Attributes of n: owner and times of its source (a binary's for every
+ * node of its view); mode: directories of SOURCE lose the write bits,
+ * files of a view keep only the read bits, directories of a view have the
+ * read bits plus the matching search bits.
+ */
+void attr_of(struct node *n, struct stat *out);
+
+/* out zeroed, then n's inode number and the owner and times of source node
+ * src (n itself, its binary, or the mount's root); src's stat returned. */
+struct srcstat attr_from_source(const struct node *n, struct node *src, struct stat *out);
+
+/* Mode of a view directory for a source mode: read bits plus matching x bits. */
+mode_t attr_view_dir_mode(mode_t src);
+
+#endif /* ELFFS_ATTR_H */

@@ -1,0 +1,225 @@
+/* The .build-id directory of the mount (buildid_fs.h). */
+#include "tree/buildid_fs.h"
+#include "tree/attr.h"
+#include "buildid/buildid_index.h"
+#include "tree/check.h"
+#include "base/log.h"
+#include "source/source.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_bool hidden_logged;
+
+static void log_hidden(void)
+{
+	if (!atomic_exchange(&hidden_logged, true))
+		elog(LOG_NOTICE,
+		     "SOURCE has an entry named %s in its root: the build-id index is not shown "
+		     "(-o buildid=NAME gives the index another name)",
+		     elffs.buildid);
+}
+
+/* Whether SOURCE's root has an entry of the index's name, of any kind: one
+ * the view leaves out (a file that is not ELF, a FIFO, ...) hides the index
+ * as well as a directory does (SPEC 6). */
+static bool source_has_name(void)
+{
+	struct stat st;
+	if (src_statat(elffs.srcfd, elffs.buildid, &st) == -ENOENT)
+		return false;
+	log_hidden();
+	return true;
+}
+
+bool bidfs_is_name(const struct node *dir, const char *name)
+{
+	return elffs.buildid && dir->kind == NK_DIR && !dir->parent &&
+	       strcmp(name, elffs.buildid) == 0 && !source_has_name();
+}
+
+static struct node *index_node(struct node *parent, enum node_kind kind, const char *name,
+                               uint64_t gen, uint64_t size, uint64_t aux)
+{
+	struct node *cand = node_new(kind, name);
+	if (!cand)
+		return NULL;
+	cand->gen = gen;
+	cand->size = size;
+	cand->aux = aux;
+	return node_attach(parent, cand, check_reuse_inner);
+}
+
+int bidfs_lookup_root(struct node *root, struct node **out)
+{
+	*out = index_node(root, NK_BIDROOT, elffs.buildid, 0, 0, 0);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Lowercase hex of 2 * n digits into n bytes; false when not that. */
+static bool unhex(const char *s, size_t n, uint8_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return true;
+}
+
+static int lookup_prefix(struct node *dir, const char *name, struct node **out)
+{
+	uint8_t b;
+	bool have[256];
+	if (strlen(name) != 2 || !unhex(name, 1, &b))
+		return -ENOENT;
+	int ret = bidx_prefixes(have);
+	if (ret < 0)
+		return ret;
+	if (!have[b])
+		return -ENOENT;
+	*out = index_node(dir, NK_BIDDIR, name, 0, 0, b);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int lookup_link(struct node *dir, const char *name, struct node **out)
+{
+	size_t len = strlen(name);
+	bool debug = len > 6 && strcmp(name + len - 6, ".debug") == 0;
+	size_t hex = debug ? len - 6 : len;
+	uint8_t id[BID_MAX];
+	id[0] = (uint8_t)dir->aux;
+	if (hex % 2 || hex / 2 + 1 < BID_MIN || hex / 2 + 1 > BID_MAX ||
+	    !unhex(name, hex / 2, id + 1))
+		return -ENOENT;
+	char *buf = malloc(PATH_MAX);
+	if (!buf)
+		return -ENOMEM;
+	uint32_t slot, serial;
+	int ret = bidx_lookup(id, (unsigned)(hex / 2 + 1), debug, buf, PATH_MAX, &slot, &serial);
+	free(buf);
+	if (ret == -ENAMETOOLONG)
+		ret = -ENOENT; /* no link can hold that path */
+	if (ret < 0)
+		return ret;
+	*out = index_node(dir, NK_BIDLINK, name, serial, (uint64_t)ret, slot);
+	return *out ? 0 : -ENOMEM;
+}
+
+int bidfs_lookup(struct node *dir, const char *name, struct node **out)
+{
+	return dir->kind == NK_BIDROOT  ? lookup_prefix(dir, name, out)
+	       : dir->kind == NK_BIDDIR ? lookup_link(dir, name, out)
+	                                : -ENOTDIR;
+}
+
+void bidfs_attr(struct node *n, struct stat *out)
+{
+	struct node *root = n;
+	while (root->parent)
+		root = root->parent;
+	struct srcstat s = attr_from_source(n, root, out);
+	out->st_blksize = 4096;
+	if (n->kind == NK_BIDLINK) {
+		out->st_mode = S_IFLNK | 0555; /* as the mount's other symlinks */
+		out->st_nlink = 1;
+		out->st_size = (off_t)n->size;
+	} else {
+		out->st_mode = attr_view_dir_mode((mode_t)s.mode);
+		out->st_nlink = 2;
+	}
+	out->st_blocks = (out->st_size + 511) / 512;
+}
+
+int bidfs_list(struct node *dir, struct dirlist *d)
+{
+	if (dir->kind == NK_BIDDIR) {
+		char **names = NULL;
+		size_t n = 0;
+		int ret = bidx_names((uint8_t)dir->aux, &names, &n);
+		for (size_t i = 0; i < n; i++) { /* into the snapshot's arena */
+			if (ret == 0)
+				ret = dirlist_add(d, names[i], DT_LNK);
+			free(names[i]);
+		}
+		free(names);
+		return ret;
+	}
+	bool have[256];
+	int ret = bidx_prefixes(have);
+	for (unsigned b = 0; ret == 0 && b < 256; b++) {
+		char name[4]; /* a byte as two hex digits */
+		snprintf(name, sizeof(name), "%02x", b & 0xffu);
+		if (have[b])
+			ret = dirlist_add(d, name, DT_DIR);
+	}
+	return ret;
+}
+
+int bidfs_list_root(struct dirlist *d)
+{
+	if (!elffs.buildid)
+		return 0;
+	if (dirlist_has(d, elffs.buildid)) {
+		log_hidden();
+		return 0;
+	}
+	if (source_has_name()) /* one the listing leaves out */
+		return 0;
+	return dirlist_add(d, elffs.buildid, DT_DIR);
+}
+
+ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)
+{
+	return bidx_target((uint32_t)n->aux, (uint32_t)n->gen, buf, size);
+}
+
+static const char *const keys[] = {
+        "user.elffs.state",   "user.elffs.files",   "user.elffs.indexed",   "user.elffs.debug",
+        "user.elffs.leftout", "user.elffs.errors",  "user.elffs.preads",    "user.elffs.dirs",
+        "user.elffs.bytes",   "user.elffs.walk_ms", "user.elffs.refreshes", "user.elffs.stalled",
+};
+
+int bidfs_getxattr(const struct node *n, const char *name, char *buf)
+{
+	if (n->kind != NK_BIDROOT)
+		return -ENODATA;
+	struct bidx_stats s;
+	bidx_stats_get(&s);
+	static const char *const states[] = {"idle", "walking", "done"};
+	const uint64_t v[] = {0,           s.files,  s.indexed, s.debug, s.leftout,
+	                      s.errors,    s.preads, s.dirs,    s.bytes, s.walk_ns / 1000000,
+	                      s.refreshes, s.stalled};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(name, keys[i]) != 0)
+			continue;
+		if (i == 0)
+			return snprintf(buf, 128, "%s", states[s.state]);
+		return snprintf(buf, 128, "%" PRIu64, v[i]);
+	}
+	return -ENODATA;
+}
+
+size_t bidfs_listxattr(int kind, char *buf, size_t size)
+{
+	size_t len = 0;
+	for (size_t i = 0; kind == NK_BIDROOT && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t l = strlen(keys[i]) + 1;
+		if (buf && len + l <= size)
+			memcpy(buf + len, keys[i], l);
+		len += l;
+	}
+	return len;
+}

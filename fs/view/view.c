@@ -1,0 +1,261 @@
+/* A parsed view of one binary: its pfelf handle, file names and text views. */
+#include "view/view.h"
+#include "base/membudget.h"
+#include "content/arview.h"
+#include "content/entries.h"
+#include "text/naming.h"
+#include "nameset.h"
+#include "source/source.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <elf.h>
+
+void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
+{
+	bool empty = sh->type == SHT_NOBITS || (sh->status & PFELF_ST_OUT_OF_FILE);
+	*off = empty ? 0 : sh->offset;
+	*len = empty ? 0 : sh->size;
+}
+
+bool view_changed(const struct bview *v, uint64_t end)
+{
+	pfelf_identity now;
+	return src_identity_now(v->fh, v->root, &v->id, &now) == 0 &&
+	       (v->base + end > now.size || src_written_since(&v->id, &now));
+}
+
+void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len)
+{
+	bool empty = ph->status & PFELF_ST_OUT_OF_FILE;
+	*off = empty ? 0 : ph->offset;
+	*len = empty ? 0 : ph->filesz;
+}
+
+void view_header_range(const struct bview *v, uint64_t *off, uint64_t *len)
+{
+	*off = 0;
+	*len = v->eh.ehsize <= v->fsize ? v->eh.ehsize : 0;
+}
+
+/* The file name of section id: the key of the section index. */
+static const char *section_key(const void *ctx, uint32_t id)
+{
+	const struct bview *v = ctx;
+	return v->secname[id];
+}
+
+static int index_sections(struct bview *v)
+{
+	if (nameset_init(&v->secindex, v->nsec) < 0)
+		return -ENOMEM;
+	for (uint32_t i = 1; i < v->nsec; i++)
+		nameset_add(&v->secindex, i, section_key, v); /* the names are distinct */
+	return 0;
+}
+
+int view_find_section(const struct bview *v, const char *name)
+{
+	uint32_t i = nameset_find(&v->secindex, name, section_key, v);
+	return i ? (int)i : -ENOENT;
+}
+
+int view_find_segment(const struct bview *v, const char *name)
+{
+	char *end;
+	if (name[0] < '0' || name[0] > '9')
+		return -ENOENT;
+	unsigned long i = strtoul(name, &end, 10);
+	if (*end != '-' || i >= v->nseg || strcmp(v->segname[i], name) != 0)
+		return -ENOENT;
+	return (int)i;
+}
+
+static int name_sections(struct bview *v)
+{
+	int ret = pfelf_section_count(v->f);
+	if (ret < 0) {
+		v->sec_err = ret;
+		return 0;
+	}
+	v->nsec = (uint32_t)ret;
+	if (v->nsec == 0)
+		return 0;
+	const char **raw = calloc(v->nsec, sizeof(*raw));
+	v->secname = calloc(v->nsec, sizeof(*v->secname));
+	if (!raw || !v->secname) {
+		free(raw);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i < v->nsec; i++) {
+		const pfelf_shdr *sh;
+		if (pfelf_section(v->f, i, &sh) == 0 && !(sh->status & PFELF_ST_BAD_NAME))
+			raw[i] = sh->name;
+	}
+	ret = naming_sections(raw, v->nsec, v->secname);
+	free(raw);
+	return ret < 0 ? ret : index_sections(v);
+}
+
+static int name_segments(struct bview *v)
+{
+	int ret = pfelf_segment_count(v->f);
+	if (ret < 0) {
+		v->seg_err = ret;
+		return 0;
+	}
+	v->nseg = (uint32_t)ret;
+	if (v->nseg == 0)
+		return 0;
+	v->segname = calloc(v->nseg, sizeof(*v->segname));
+	if (!v->segname)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < v->nseg; i++) {
+		const pfelf_phdr *ph;
+		char type[64] = "";
+		if (pfelf_segment(v->f, i, &ph) == 0)
+			pfelf_segment_type_name(ph->type, v->eh.machine, type, sizeof(type));
+		if (asprintf(&v->segname[i], "%02u-%s", i, type) < 0) {
+			v->segname[i] = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* A lower bound of what a core of f will take: refused before anything
+ * is built when it alone is over the budget. */
+static uint64_t lower_cost(pfelf_file *f)
+{
+	const pfelf_ehdr *eh = pfelf_header(f);
+	return (uint64_t)eh->shnum * (sizeof(pfelf_shdr) + sizeof(char *) + 32) +
+	       (uint64_t)eh->phnum * sizeof(pfelf_phdr);
+}
+
+/* Name, index and describe the parse of f into the new core v. */
+static int build_parts(struct bview *v)
+{
+	int ret = name_sections(v);
+	if (ret == 0)
+		ret = name_segments(v);
+	if (ret == 0)
+		ret = entries_build(v);
+	return ret;
+}
+
+int view_build(pfelf_file *f, const char *what, struct bview **out)
+{
+	static _Atomic uint64_t serials;
+	struct bview *v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->core = v;
+	v->f = f;
+	v->eh = *pfelf_header(f);
+	v->fsize = pfelf_size(f);
+	v->serial = atomic_fetch_add(&serials, 1) + 1;
+	snprintf(v->label, sizeof(v->label), "%s", what ? what : "");
+	pthread_mutex_init(&v->lazy_lock, NULL);
+	int ret = view_charge(v, lower_cost(f));
+	if (ret == 0)
+		ret = build_parts(v);
+	uint64_t cost = ret == 0 ? view_cost(v) : 0;
+	if (ret == 0 && cost > v->cost)
+		ret = view_charge(v, cost - v->cost);
+	if (ret < 0) {
+		v->f = NULL; /* the caller keeps f on failure */
+		view_free(v);
+		return ret;
+	}
+	view_drop_pages(v);
+	*out = v;
+	return 0;
+}
+
+struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root)
+{
+	struct bview *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->core = c;
+	a->gen = gen;
+	a->eh = c->eh;
+	a->fsize = c->fsize;
+	a->nsec = c->nsec;
+	a->sec_err = c->sec_err;
+	a->secname = c->secname;
+	a->secindex = c->secindex;
+	a->nseg = c->nseg;
+	a->seg_err = c->seg_err;
+	a->segname = c->segname;
+	a->buildid = c->buildid;
+	a->buildid_len = c->buildid_len;
+	a->comp = c->comp;
+	a->ncomp = c->ncomp;
+	a->id = c->id;
+	a->fh = c->fh;
+	a->root = root;
+	a->ar = c->ar;
+	a->base = c->base;
+	return a;
+}
+
+void view_free(struct bview *v)
+{
+	if (!v)
+		return;
+	if (v->core != v) {
+		free(v); /* an alias: the rest is its core's */
+		return;
+	}
+	if (v->secname)
+		naming_free(v->secname, v->nsec);
+	free(v->secname);
+	nameset_free(&v->secindex);
+	for (uint32_t i = 0; v->segname && i < v->nseg; i++)
+		free(v->segname[i]);
+	free(v->segname);
+	entries_free(v);
+	symview_free(&v->sym);
+	textview_free(v);
+	pthread_mutex_destroy(&v->lazy_lock);
+	arview_free(v);
+	pfelf_close(v->f);
+	pfelf_archive_close(v->arch);
+	membudget_release(MB_VIEWS, v->cost);
+	free(v);
+}
+
+void view_drop_pages(struct bview *c)
+{
+	if (c->f && pfelf_backend(c->f) == PFELF_BACKEND_MMAP)
+		pfelf_drop_pages(c->f);
+}
+
+int view_charge(struct bview *c, uint64_t bytes)
+{
+	int ret = membudget_reserve(MB_VIEWS, bytes, c->cost, c->label);
+	if (ret == 0)
+		c->cost += bytes;
+	return ret;
+}
+
+void view_uncharge(struct bview *c, uint64_t bytes)
+{
+	if (bytes > c->cost)
+		bytes = c->cost;
+	membudget_release(MB_VIEWS, bytes);
+	c->cost -= bytes;
+}
+
+int view_charge_meta(struct bview *c)
+{
+	if (c->meta_charged)
+		return 0;
+	int ret = view_charge(c, view_meta_cost(c));
+	c->meta_charged = ret == 0;
+	return ret;
+}
