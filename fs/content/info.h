@@ -69,7 +69,7 @@ extern const struct infopart info_meta_parts[INFO_META_PARTS];
  * Prepare the info text of v (under its lazy_lock): count the lines of
  * every part into v->infoplan and set *g. Lines: class, data, type,
  * machine, OS/ABI, ABI version, entry, flags, sections, segments,
- * interpreter (when there is a PT_INTERP), the parts of info_meta.c, a
+ * interpreter (when there is a PT_INTERP), the parts of info_tables.c, a
  * "note:" line per unusual header field readelf reads (EI_VERSION,
  * e_version, e_ehsize), an "error:" line for a table pfelf refused and an
  * "out of file:" line per section or segment outside the file (and for a
