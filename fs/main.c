@@ -6,6 +6,7 @@
  */
 #include "source/access.h"
 #include "buildid/buildid_index.h"
+#include "buildid/debuginfod.h"
 #include "cache/dcache.h"
 #include "base/elffs.h"
 #include "base/handles.h"
@@ -117,6 +118,7 @@ static void configure(const struct elffs_opts *o)
 		                 "(-o buildid=.build-id shows it to every user)");
 	}
 	access_init(o->allow_other || o->allow_root);
+	dbgd_start();
 }
 
 /*
@@ -289,6 +291,7 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 	ret = mount_and_serve(se, o);
 	fuse_session_destroy(se);
 	bidx_destroy();     /* the walk, if one runs, stops */
+	dbgd_destroy();
 	handles_free_all(); /* open files the kernel never released */
 	nodes_destroy();
 	dcache_destroy();

@@ -3,6 +3,7 @@
 #include "content/entries.h"
 #include "tree/iopolicy.h"
 #include "base/membudget.h"
+#include "buildid/debuginfod.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -38,6 +39,8 @@ static const struct fuse_opt specs[] = {
         ELFFS_OPT("direct_io=%s", direct_io, 0),
         ELFFS_OPT("iosize=%s", iosize, 0),
         ELFFS_OPT("buildid=%s", buildid, 0),
+        ELFFS_OPT("debuginfod", debuginfod, 1),
+        ELFFS_OPT("debuginfod=%s", debuginfod_urls, 0),
         FUSE_OPT_KEY("-h", KEY_HELP),
         FUSE_OPT_KEY("--help", KEY_HELP),
         FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -188,9 +191,13 @@ static void help(void)
 	       "                           libfuse's 1048576)\n"
 	       "    -o buildid=off|NAME    name of the build-id index directory in the root\n"
 	       "                           (default .build-id), or off\n"
+	       "%s"
 	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
 	       "                           ro and default_permissions are always on\n\n"
-	       "session options:\n");
+	       "session options:\n",
+	       dbgd_built() ? "    -o debuginfod[=URLS]   ask debuginfod servers (DEBUGINFOD_URLS, or URLS:\n"
+	                      "                           space-separated) for build ids SOURCE has not\n"
+	                    : "    -o debuginfod[=URLS]   not in this build (built without libdebuginfod)\n");
 	fflush(stdout);
 	fuse_cmdline_help();
 	printf("\nFUSE options:\n");
@@ -264,6 +271,27 @@ static int parse_buildid(const struct elffs_opts *o)
 		return 0;
 	fprintf(stderr, "elffs: bad buildid '%s' (off, or a file name)\n", s);
 	return -1;
+}
+
+/* -o debuginfod[=URLS]: a build with libdebuginfod, some URL, the index on. */
+static int parse_debuginfod(const struct elffs_opts *o)
+{
+	if (!o->debuginfod && !o->debuginfod_urls)
+		return 0;
+	if (o->buildid && strcmp(o->buildid, "off") == 0) {
+		fprintf(stderr, "elffs: -o debuginfod needs the build-id index (not -o buildid=off)\n");
+		return -1;
+	}
+	int ret = dbgd_configure(o->debuginfod_urls);
+	if (ret == -ENOTSUP)
+		fprintf(stderr, "elffs: -o debuginfod: this elffs was built without libdebuginfod "
+		                "(elfutils; meson -Ddebuginfod=enabled)\n");
+	else if (ret == -EINVAL)
+		fprintf(stderr, "elffs: -o debuginfod: no server (DEBUGINFOD_URLS is empty; "
+		                "-o debuginfod=URLS sets it)\n");
+	else if (ret < 0)
+		fprintf(stderr, "elffs: -o debuginfod: %s\n", strerror(-ret));
+	return ret < 0 ? -1 : 0;
 }
 
 /* The mount(8) helper convention, rewritten as an elffs command line. */
@@ -409,7 +437,8 @@ static int check_mountpoint(const char *mnt)
 static int check_arguments(struct elffs_opts *o)
 {
 	if (parse_timeout(o) < 0 || parse_readahead(o) < 0 || parse_memory(o) < 0 ||
-	    iopolicy_parse(o->direct_io, o->iosize) < 0 || parse_buildid(o) < 0)
+	    iopolicy_parse(o->direct_io, o->iosize) < 0 || parse_buildid(o) < 0 ||
+	    parse_debuginfod(o) < 0)
 		return ELFFS_EXIT_USAGE;
 	if (o->nonopts < 2) {
 		usage(stderr);
@@ -480,6 +509,7 @@ void options_free(struct elffs_opts *o)
 	free(o->direct_io);
 	free(o->iosize);
 	free(o->buildid);
+	free(o->debuginfod_urls);
 	free(o->cmd.mountpoint);
 	memset(o, 0, sizeof(*o));
 }

@@ -41,6 +41,8 @@ struct elffs_opts {
 	char *direct_io;       /* -o direct_io=MODE as given (iopolicy.c) */
 	char *iosize;          /* -o iosize=BYTES as given (iopolicy.c) */
 	char *buildid;         /* -o buildid=off|NAME as given; NULL: ".build-id" */
+	int debuginfod;        /* -o debuginfod */
+	char *debuginfod_urls; /* -o debuginfod=URLS as given */
 	int help;
 	int version;
 	int nonopts; /* positional arguments seen */

@@ -377,7 +377,9 @@ const char *node_name(const struct node *n)
 int node_source_path(const struct node *n, char *buf, size_t size)
 {
 	size_t len = 0; /* with the NUL: a '/' after every name but the last */
-	for (const struct node *p = n; p->parent; p = p->parent)
+	/* a source node below a non-source one (a remote view, debuginfod.h)
+	 * has a path of its own name */
+	for (const struct node *p = n; p->parent && node_is_source(p); p = p->parent)
 		len += strlen(p->name) + 1;
 	if (len == 0)
 		len = 1;
@@ -385,7 +387,7 @@ int node_source_path(const struct node *n, char *buf, size_t size)
 		return -ENAMETOOLONG;
 	size_t end = len - 1;
 	buf[end] = '\0';
-	for (const struct node *p = n; p->parent; p = p->parent) {
+	for (const struct node *p = n; p->parent && node_is_source(p); p = p->parent) {
 		size_t l = strlen(p->name);
 		end -= l;
 		memcpy(buf + end, p->name, l);

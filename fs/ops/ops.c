@@ -1,6 +1,7 @@
 /* The handler table and the connection setup. */
 #include "ops/ops.h"
 #include "tree/buildid_fs.h"
+#include "tree/buildid_remote.h"
 #include "node/nodes.h"
 #include "ops/initext.h"
 #include "tree/iopolicy.h"
@@ -120,7 +121,8 @@ static void guarded(uint64_t dev, struct stall_job j, const struct fuse_file_inf
 static void first_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	readahead_kick();
-	guarded(dev_of_node(parent),
+	uint64_t dev = bidrem_lookup_dev(parent, name); /* one that may wait on a server */
+	guarded(dev ? dev : dev_of_node(parent),
 	        (struct stall_job){.run = run_lookup, .req = req, .ino = parent, .name = name},
 	        NULL);
 }

@@ -6,6 +6,7 @@
 #include "tree/attr.h"
 #include "cache/bincache.h"
 #include "tree/buildid_fs.h"
+#include "tree/buildid_remote.h"
 #include "tree/check.h"
 #include "source/source.h"
 
@@ -93,7 +94,7 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	ssize_t ret = n ? access_check(req, n, ACCESS_SEE) : -ESTALE;
 	if (ret == 0)
 		ret = link_target(n, buf, sizeof(buf));
-	if (ret > 0 && n->kind == NK_BIDLINK)
+	if (ret > 0 && n->kind == NK_BIDLINK && !bidrem_is_link(n)) /* a view's own access */
 		ret = bidlink_allowed(req, buf, (size_t)ret);
 	node_put(n);
 	if (ret < 0)

@@ -422,6 +422,13 @@ int src_open_dir(const struct node *dir, int flags)
 
 /* --------------------------------------------------------------- nodes */
 
+static src_foreign_locate_fn foreign_locate;
+
+void src_set_foreign_locate(src_foreign_locate_fn fn)
+{
+	foreign_locate = fn;
+}
+
 /* src_locate without looking at the entry itself. */
 static int locate(const struct node *n, struct srcloc *loc)
 {
@@ -431,6 +438,8 @@ static int locate(const struct node *n, struct srcloc *loc)
 		loc->name = elffs.single_name;
 		return elffs.single_name ? 0 : -EINVAL;
 	}
+	if (!node_is_source(n->parent))
+		return foreign_locate ? foreign_locate(n, loc) : -ENOENT;
 	loc->name = n->name;
 	if (!n->parent->parent) {
 		loc->dirfd = elffs.srcfd;

@@ -31,6 +31,12 @@ struct srcloc {
  */
 int src_locate(const struct node *n, struct srcloc *loc);
 
+/* How a source node whose parent is not a directory of SOURCE (a file
+ * kept elsewhere: a remote view, debuginfod.h) is located; set once,
+ * before the session runs. Without one such nodes are -ENOENT. */
+typedef int (*src_foreign_locate_fn)(const struct node *n, struct srcloc *loc);
+void src_set_foreign_locate(src_foreign_locate_fn fn);
+
 /* Close what src_locate opened. */
 void src_release(struct srcloc *loc);
 

@@ -1,7 +1,9 @@
 /* The .build-id directory of the mount (buildid_fs.h). */
 #include "tree/buildid_fs.h"
+#include "tree/buildid_remote.h"
 #include "tree/attr.h"
 #include "buildid/buildid_index.h"
+#include "buildid/debuginfod.h"
 #include "tree/check.h"
 #include "base/log.h"
 #include "source/source.h"
@@ -88,7 +90,7 @@ static int lookup_prefix(struct node *dir, const char *name, struct node **out)
 	int ret = bidx_prefixes(have);
 	if (ret < 0)
 		return ret;
-	if (!have[b])
+	if (!have[b] && !dbgd_enabled()) /* with servers, any <xx>/ may have ids */
 		return -ENOENT;
 	*out = index_node(dir, NK_BIDDIR, name, 0, 0, b);
 	return *out ? 0 : -ENOMEM;
@@ -112,6 +114,8 @@ static int lookup_link(struct node *dir, const char *name, struct node **out)
 	free(buf);
 	if (ret == -ENAMETOOLONG)
 		ret = -ENOENT; /* no link can hold that path */
+	if (ret == -ENOENT && dbgd_enabled()) /* SOURCE has not: the servers may */
+		return bidrem_lookup_link(dir, name, id, (unsigned)(hex / 2 + 1), debug, out);
 	if (ret < 0)
 		return ret;
 	*out = index_node(dir, NK_BIDLINK, name, serial, (uint64_t)ret, slot);
@@ -120,6 +124,8 @@ static int lookup_link(struct node *dir, const char *name, struct node **out)
 
 int bidfs_lookup(struct node *dir, const char *name, struct node **out)
 {
+	if (bidrem_handles(dir, name))
+		return bidrem_lookup(dir, name, out);
 	return dir->kind == NK_BIDROOT  ? lookup_prefix(dir, name, out)
 	       : dir->kind == NK_BIDDIR ? lookup_link(dir, name, out)
 	                                : -ENOTDIR;
@@ -145,6 +151,8 @@ void bidfs_attr(struct node *n, struct stat *out)
 
 int bidfs_list(struct node *dir, struct dirlist *d)
 {
+	if (bidrem_is_dir(dir)) /* views are looked up by name */
+		return 0;
 	if (dir->kind == NK_BIDDIR) {
 		char **names = NULL;
 		size_t n = 0;
@@ -183,6 +191,8 @@ int bidfs_list_root(struct dirlist *d)
 
 ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)
 {
+	if (bidrem_is_link(n))
+		return bidrem_readlink(n, buf, size);
 	return bidx_target((uint32_t)n->aux, (uint32_t)n->gen, buf, size);
 }
 
@@ -209,7 +219,7 @@ int bidfs_getxattr(const struct node *n, const char *name, char *buf)
 			return snprintf(buf, 128, "%s", states[s.state]);
 		return snprintf(buf, 128, "%" PRIu64, v[i]);
 	}
-	return -ENODATA;
+	return bidrem_getxattr(name, buf);
 }
 
 size_t bidfs_listxattr(int kind, char *buf, size_t size)
@@ -221,5 +231,8 @@ size_t bidfs_listxattr(int kind, char *buf, size_t size)
 			memcpy(buf + len, keys[i], l);
 		len += l;
 	}
+	if (kind == NK_BIDROOT)
+		len += bidrem_listxattr(buf && len <= size ? buf + len : NULL,
+		                        len <= size ? size - len : 0);
 	return len;
 }

@@ -1,0 +1,479 @@
+/* Build ids asked of debuginfod servers (debuginfod.h). */
+#include "buildid/debuginfod.h"
+#include "base/elffs.h"
+#include "base/log.h"
+#include "source/source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pfelf.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef ELFFS_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
+
+#define SHT_NOBITS_ 8u
+
+/* A build id asked for: verified (dir and base set), or refused until bad_until_ns. */
+struct entry {
+	uint8_t id[BID_MAX];
+	uint8_t len;
+	bool debug;
+	bool good;
+	uint64_t bad_until_ns;
+	char *dir;      /* the file's directory in the cache */
+	char *base;     /* its name there */
+	struct stat st; /* at verification */
+};
+
+/* A fetch under way: its caller and those that wait for its answer. */
+struct flight {
+	uint8_t id[BID_MAX];
+	uint8_t len;
+	bool debug;
+	bool done;
+	int ret;
+	unsigned waiting;
+	struct flight *next;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t landed = PTHREAD_COND_INITIALIZER;
+static struct entry **entries;
+static size_t n_entries, cap_entries;
+static struct flight *flights;
+static struct dbgd_stats stats;
+static bool enabled;
+
+bool dbgd_built(void)
+{
+#ifdef ELFFS_DEBUGINFOD
+	return true;
+#else
+	return false;
+#endif
+}
+
+int dbgd_configure(const char *urls)
+{
+	if (!dbgd_built())
+		return -ENOTSUP;
+	if (urls && setenv("DEBUGINFOD_URLS", urls, 1) < 0)
+		return -errno;
+	const char *set = getenv("DEBUGINFOD_URLS");
+	if (!set || !*set)
+		return -EINVAL;
+	enabled = true;
+	return 0;
+}
+
+bool dbgd_enabled(void)
+{
+	return enabled;
+}
+
+static bool same_id(const uint8_t *a, unsigned alen, const uint8_t *b, unsigned blen)
+{
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* The entry of (id, debug) (mu held); its index or -1. */
+static long find_locked(const uint8_t *id, unsigned len, bool debug)
+{
+	for (size_t i = 0; i < n_entries; i++)
+		if (entries[i]->debug == debug && same_id(entries[i]->id, entries[i]->len, id, len))
+			return (long)i;
+	return -1;
+}
+
+int dbgd_known(const uint8_t *id, unsigned len, bool debug)
+{
+	pthread_mutex_lock(&mu);
+	long i = find_locked(id, len, debug);
+	int ret = i >= 0 && entries[i]->good ? (int)i : -ENOENT;
+	pthread_mutex_unlock(&mu);
+	return ret;
+}
+
+static void hex_of(const uint8_t *id, unsigned len, char *out)
+{
+	for (unsigned i = 0; i < len; i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+	out[2 * len] = '\0';
+}
+
+int dbgd_entry_name(uint32_t e, char *buf, size_t size)
+{
+	char hex[2 * BID_MAX + 1];
+	pthread_mutex_lock(&mu);
+	int ret = -ENOENT;
+	if (e < n_entries) {
+		hex_of(entries[e]->id, entries[e]->len, hex);
+		ret = snprintf(buf, size, "%s%s", hex, entries[e]->debug ? ".debug" : "");
+	}
+	pthread_mutex_unlock(&mu);
+	return ret < 0 || (size_t)ret < size ? ret : -ENAMETOOLONG;
+}
+
+int dbgd_entry_of_name(const char *name)
+{
+	size_t n = strlen(name);
+	bool debug = n > 6 && strcmp(name + n - 6, ".debug") == 0;
+	size_t hex = debug ? n - 6 : n;
+	uint8_t id[BID_MAX];
+	if (hex % 2 || hex / 2 < BID_MIN || hex / 2 > BID_MAX)
+		return -ENOENT;
+	for (size_t i = 0; i < hex / 2; i++) {
+		unsigned v;
+		char two[3] = {name[2 * i], name[2 * i + 1], '\0'};
+		char *end;
+		if (!((two[0] >= '0' && two[0] <= '9') || (two[0] >= 'a' && two[0] <= 'f')) ||
+		    !((two[1] >= '0' && two[1] <= '9') || (two[1] >= 'a' && two[1] <= 'f')))
+			return -ENOENT;
+		v = (unsigned)strtoul(two, &end, 16);
+		id[i] = (uint8_t)v;
+	}
+	return dbgd_known(id, (unsigned)(hex / 2), debug);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+int dbgd_entry_stat(uint32_t e, struct stat *st)
+{
+	pthread_mutex_lock(&mu);
+	struct entry *en = e < n_entries && entries[e]->good ? entries[e] : NULL;
+	pthread_mutex_unlock(&mu);
+	if (!en)
+		return -ENOENT;
+	int dfd = open(en->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -ENOENT;
+	int ret = src_statat(dfd, en->base, st);
+	close(dfd);
+	if (ret == 0 && !same_file(st, &en->st))
+		ret = -ENOENT;
+	return ret < 0 ? -ENOENT : 0;
+}
+
+/* source.c's locator of a remote view's binary node: its file in the cache. */
+static int locate_entry(const struct node *n, struct srcloc *loc)
+{
+	int e = dbgd_entry_of_name(n->name);
+	if (e < 0)
+		return e;
+	struct stat st;
+	int ret = dbgd_entry_stat((uint32_t)e, &st);
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&mu);
+	struct entry *en = entries[e];
+	pthread_mutex_unlock(&mu);
+	int dfd = open(en->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -ENOENT;
+	loc->dirfd = dfd;
+	loc->owned = true;
+	loc->name = en->base; /* kept until exit */
+	return 0;
+}
+
+void dbgd_start(void)
+{
+	if (enabled)
+		src_set_foreign_locate(locate_entry);
+}
+
+void dbgd_stats_get(struct dbgd_stats *s)
+{
+	pthread_mutex_lock(&mu);
+	*s = stats;
+	pthread_mutex_unlock(&mu);
+}
+
+/* Keep (id, debug) as verified at path (fd open on it), or as refused
+ * (path NULL); its index or -ENOMEM (mu held). */
+static int remember_locked(const uint8_t *id, unsigned len, bool debug, const char *path, int fd)
+{
+	long i = find_locked(id, len, debug);
+	struct entry *e = i >= 0 ? entries[i] : calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	if (i < 0) {
+		if (n_entries == cap_entries) {
+			size_t cap = cap_entries ? 2 * cap_entries : 16;
+			struct entry **p = realloc(entries, cap * sizeof(*p));
+			if (!p) {
+				free(e);
+				return -ENOMEM;
+			}
+			entries = p;
+			cap_entries = cap;
+		}
+		memcpy(e->id, id, len);
+		e->len = (uint8_t)len;
+		e->debug = debug;
+		i = (long)n_entries;
+		entries[n_entries++] = e;
+	}
+	if (!path) {
+		e->good = false;
+		e->bad_until_ns = elffs_now_ns() + DBGD_BAD_RETRY_S * 1000000000ULL;
+		return (int)i;
+	}
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	char *base = strdup(slash ? slash + 1 : path);
+	if (!dir || !base || fstat(fd, &e->st) < 0) {
+		free(dir);
+		free(base);
+		return -ENOMEM;
+	}
+	free(e->dir); /* an entry is made good once: base stays valid */
+	e->dir = dir;
+	if (!e->base)
+		e->base = base;
+	else
+		free(base);
+	e->good = true;
+	return (int)i;
+}
+
+#ifdef ELFFS_DEBUGINFOD
+
+/* Why the file open as fd is not the one asked for, into why; 0 when it is. */
+static int verify(int fd, const uint8_t *id, unsigned len, bool debug, char *why, size_t n)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, n, "not a regular file");
+		return -EIO;
+	}
+	pfelf_file *f;
+	int ret = pfelf_open_fd(fd, PFELF_OPEN_NOMMAP, &f);
+	if (ret < 0) {
+		snprintf(why, n, "not an ELF file pfelf accepts (%s)", strerror(-ret));
+		return -EIO;
+	}
+	const uint8_t *bid;
+	int bl = pfelf_build_id(f, &bid);
+	char got[2 * BID_MAX + 1] = "none";
+	if (bl > 0 && bl <= BID_MAX)
+		hex_of(bid, (unsigned)bl, got);
+	ret = bl < 0 || !same_id(bid, (unsigned)bl, id, len) ? -EIO : 0;
+	if (ret < 0)
+		snprintf(why, n, "its build id is %s", got);
+	int count = ret == 0 ? pfelf_section_count(f) : 0;
+	for (int i = 1; ret == 0 && i < count; i++) {
+		const pfelf_shdr *s;
+		if (pfelf_section(f, (uint32_t)i, &s) == 0 && s->type != SHT_NOBITS_ &&
+		    (s->status & PFELF_ST_OUT_OF_FILE)) {
+			snprintf(why, n, "section %s lies past its end (%jd bytes: partial)",
+			         s->name, (intmax_t)st.st_size);
+			ret = -EIO;
+		}
+	}
+	count = ret == 0 ? pfelf_segment_count(f) : 0;
+	for (int i = 0; ret == 0 && i < count; i++) {
+		const pfelf_phdr *p;
+		if (pfelf_segment(f, (uint32_t)i, &p) == 0 && (p->status & PFELF_ST_OUT_OF_FILE)) {
+			snprintf(why, n, "segment %d lies past its end (%jd bytes: partial)", i,
+			         (intmax_t)st.st_size);
+			ret = -EIO;
+		}
+	}
+	const pfelf_shdr *info;
+	if (ret == 0 && debug &&
+	    (pfelf_section_by_name(f, ".debug_info", &info) < 0 || info->type == SHT_NOBITS_ ||
+	     info->size == 0)) {
+		snprintf(why, n, "no .debug_info with bytes (not a debug file)");
+		ret = -EIO;
+	}
+	pfelf_close(f);
+	return ret;
+}
+
+struct progress {
+	const char *what;
+	uint64_t last_ns;
+};
+
+/* libdebuginfod's progress callback: a log line now and then for a big download. */
+static int progress(debuginfod_client *c, long done, long total)
+{
+	struct progress *p = debuginfod_get_user_data(c);
+	uint64_t now = elffs_now_ns();
+	if (!p || (total < (long)DBGD_PROGRESS_MIN && done < (long)DBGD_PROGRESS_MIN) ||
+	    now - p->last_ns < DBGD_PROGRESS_EVERY_S * 1000000000ULL)
+		return 0;
+	p->last_ns = now;
+	const char *url = debuginfod_get_url(c);
+	if (total > 0)
+		elog(LOG_NOTICE, "debuginfod: %s: %ld of %ld KiB from %s", p->what, done >> 10,
+		     total >> 10, url ? url : "a server");
+	else
+		elog(LOG_NOTICE, "debuginfod: %s: %ld KiB from %s", p->what, done >> 10,
+		     url ? url : "a server");
+	return 0;
+}
+
+/* libdebuginfod's answer as the lookup's errno (docs/elffs.1, "Across machines"). */
+static int errno_of(int ret)
+{
+	if (ret == -ENOENT)
+		return -ENOENT;
+	if (ret == -ETIME || ret == -ETIMEDOUT)
+		return -ETIMEDOUT;
+	return ret == -ENOMEM ? -ENOMEM : -EIO;
+}
+
+/* Ask the servers (no lock held); the entry's index or -errno. */
+static int fetch_now(const uint8_t *id, unsigned len, bool debug)
+{
+	char what[2 * BID_MAX + 16];
+	hex_of(id, len, what);
+	strcat(what, debug ? " debuginfo" : " executable");
+	debuginfod_client *c = debuginfod_begin();
+	if (!c)
+		return -ENOMEM;
+	struct progress pr = {what, elffs_now_ns()};
+	debuginfod_set_user_data(c, &pr);
+	debuginfod_set_progressfn(c, progress);
+	char *path = NULL;
+	int fd = debug ? debuginfod_find_debuginfo(c, id, (int)len, &path)
+	               : debuginfod_find_executable(c, id, (int)len, &path);
+	const char *u = debuginfod_get_url(c);
+	char *url = strdup(u ? u : "the local cache");
+	char why[256] = "";
+	int ret = fd < 0 ? errno_of(fd) : verify(fd, id, len, debug, why, sizeof(why));
+	if (fd < 0 && ret != -ENOENT)
+		elog(LOG_WARNING, "debuginfod: %s: %s (libdebuginfod: %s)", what,
+		     ret == -ETIMEDOUT ? "no answer in time" : "failed", strerror(-fd));
+	if (fd >= 0 && ret < 0) {
+		unlink(path);
+		elog(LOG_WARNING, "debuginfod: %s from %s refused: %s; removed from the cache",
+		     what, url ? url : "?", why);
+	}
+	pthread_mutex_lock(&mu);
+	stats.requests++;
+	if (ret == 0) {
+		ret = remember_locked(id, len, debug, path, fd);
+		stats.hits += ret >= 0;
+		stats.bytes += ret >= 0 ? (uint64_t)entries[ret]->st.st_size : 0;
+	} else if (ret == -ENOENT) {
+		stats.misses++;
+	} else {
+		stats.errors++;
+		if (fd >= 0) /* a bad file: not asked again for a while */
+			remember_locked(id, len, debug, NULL, -1);
+	}
+	pthread_mutex_unlock(&mu);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(url);
+	debuginfod_end(c);
+	return ret;
+}
+
+#else
+
+static int fetch_now(const uint8_t *id, unsigned len, bool debug)
+{
+	return -ENOENT;
+}
+
+#endif
+
+/* What the table says of (id, debug) (mu held): an entry, -EIO for one
+ * refused lately, or 1 to ask the servers. */
+static int table_answer_locked(const uint8_t *id, unsigned len, bool debug)
+{
+	long i = find_locked(id, len, debug);
+	if (i < 0)
+		return 1;
+	if (entries[i]->good)
+		return (int)i;
+	return elffs_now_ns() < entries[i]->bad_until_ns ? -EIO : 1;
+}
+
+static struct flight *flight_of_locked(const uint8_t *id, unsigned len, bool debug)
+{
+	for (struct flight *f = flights; f; f = f->next)
+		if (f->debug == debug && same_id(f->id, f->len, id, len))
+			return f;
+	return NULL;
+}
+
+static void flight_unlink_locked(struct flight *f)
+{
+	for (struct flight **p = &flights; *p; p = &(*p)->next)
+		if (*p == f) {
+			*p = f->next;
+			return;
+		}
+}
+
+int dbgd_fetch(const uint8_t *id, unsigned len, bool debug)
+{
+	if (!enabled || len < BID_MIN || len > BID_MAX)
+		return -ENOENT;
+	pthread_mutex_lock(&mu);
+	int ret = table_answer_locked(id, len, debug);
+	struct flight *f = ret == 1 ? flight_of_locked(id, len, debug) : NULL;
+	if (f) { /* another caller asks the servers: wait for its answer */
+		f->waiting++;
+		while (!f->done)
+			pthread_cond_wait(&landed, &mu);
+		ret = f->ret;
+		if (--f->waiting == 0)
+			free(f);
+	} else if (ret == 1 && (f = calloc(1, sizeof(*f))) == NULL) {
+		ret = -ENOMEM;
+	} else if (ret == 1) {
+		memcpy(f->id, id, len);
+		f->len = (uint8_t)len;
+		f->debug = debug;
+		f->waiting = 1;
+		f->next = flights;
+		flights = f;
+		stats.inflight++;
+		pthread_mutex_unlock(&mu);
+		ret = fetch_now(id, len, debug);
+		pthread_mutex_lock(&mu);
+		stats.inflight--;
+		flight_unlink_locked(f);
+		f->ret = ret;
+		f->done = true;
+		pthread_cond_broadcast(&landed);
+		if (--f->waiting == 0)
+			free(f);
+	}
+	pthread_mutex_unlock(&mu);
+	return ret;
+}
+
+void dbgd_destroy(void)
+{
+	pthread_mutex_lock(&mu);
+	for (size_t i = 0; i < n_entries; i++) {
+		free(entries[i]->dir);
+		free(entries[i]->base);
+		free(entries[i]);
+	}
+	free(entries);
+	entries = NULL;
+	n_entries = cap_entries = 0;
+	pthread_mutex_unlock(&mu);
+}
