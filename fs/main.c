@@ -290,7 +290,7 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 		return ELFFS_EXIT_USAGE;
 	ret = mount_and_serve(se, o);
 	fuse_session_destroy(se);
-	bidx_destroy();     /* the walk, if one runs, stops */
+	bidx_destroy(); /* the walk, if one runs, stops */
 	dbgd_destroy();
 	handles_free_all(); /* open files the kernel never released */
 	nodes_destroy();

@@ -195,9 +195,12 @@ static void help(void)
 	       "    -o OPT[,OPT...]        FUSE mount options (allow_other, auto_unmount, ...);\n"
 	       "                           ro and default_permissions are always on\n\n"
 	       "session options:\n",
-	       dbgd_built() ? "    -o debuginfod[=URLS]   ask debuginfod servers (DEBUGINFOD_URLS, or URLS:\n"
-	                      "                           space-separated) for build ids SOURCE has not\n"
-	                    : "    -o debuginfod[=URLS]   not in this build (built without libdebuginfod)\n");
+	       dbgd_built() ? "    -o debuginfod[=URLS]   ask debuginfod servers (DEBUGINFOD_URLS, "
+	                      "or URLS:\n"
+	                      "                           space-separated) for build ids SOURCE "
+	                      "has not\n"
+	                    : "    -o debuginfod[=URLS]   not in this build (built without "
+	                      "libdebuginfod)\n");
 	fflush(stdout);
 	fuse_cmdline_help();
 	printf("\nFUSE options:\n");
@@ -279,7 +282,8 @@ static int parse_debuginfod(const struct elffs_opts *o)
 	if (!o->debuginfod && !o->debuginfod_urls)
 		return 0;
 	if (o->buildid && strcmp(o->buildid, "off") == 0) {
-		fprintf(stderr, "elffs: -o debuginfod needs the build-id index (not -o buildid=off)\n");
+		fprintf(stderr,
+		        "elffs: -o debuginfod needs the build-id index (not -o buildid=off)\n");
 		return -1;
 	}
 	int ret = dbgd_configure(o->debuginfod_urls);

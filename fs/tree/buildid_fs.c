@@ -113,7 +113,7 @@ static int lookup_link(struct node *dir, const char *name, struct node **out)
 	int ret = bidx_lookup(id, (unsigned)(hex / 2 + 1), debug, buf, PATH_MAX, &slot, &serial);
 	free(buf);
 	if (ret == -ENAMETOOLONG)
-		ret = -ENOENT; /* no link can hold that path */
+		ret = -ENOENT;                /* no link can hold that path */
 	if (ret == -ENOENT && dbgd_enabled()) /* SOURCE has not: the servers may */
 		return bidrem_lookup_link(dir, name, id, (unsigned)(hex / 2 + 1), debug, out);
 	if (ret < 0)
