@@ -1,5 +1,6 @@
 /* Build ids asked of debuginfod servers (debuginfod.h). */
 #include "buildid/debuginfod.h"
+#include "buildid/debuginfod_verdict.h"
 #include "base/elffs.h"
 #include "base/log.h"
 #include "source/source.h"
@@ -7,12 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pfelf.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +23,8 @@
 #include <elfutils/debuginfod.h>
 #endif
 
-#define SHT_NOBITS_ 8u
+#define SHT_NOBITS_  8u
+#define DBGD_LOG_MAX (64u << 10) /* libdebuginfod's diagnostics of one call, read */
 
 /* A build id asked for: verified (dir and base set), or refused until bad_until_ns. */
 struct entry {
@@ -328,43 +332,28 @@ static int progress(debuginfod_client *c, long done, long total)
 	return 0;
 }
 
-/* libdebuginfod's answer as the lookup's errno (docs/elffs.1, "Across machines"). */
-static int errno_of(int ret)
+/* libdebuginfod's diagnostics of the last call, from its verbose descriptor. */
+static size_t read_log(int fd, char *buf, size_t size)
 {
-	if (ret == -ENOENT)
-		return -ENOENT;
-	if (ret == -ETIME || ret == -ETIMEDOUT)
-		return -ETIMEDOUT;
-	return ret == -ENOMEM ? -ENOMEM : -EIO;
+	ssize_t n = fd >= 0 ? pread(fd, buf, size, 0) : -1;
+	return n > 0 ? (size_t)n : 0;
 }
 
-/* Ask the servers (no lock held); the entry's index or -errno. */
-static int fetch_now(const uint8_t *id, unsigned len, bool debug)
+/* Remove the negative-cache entry libdebuginfod wrote for a failure. */
+static void drop_negative(const char *log, size_t n, const char *hex, bool debug)
 {
-	char what[2 * BID_MAX + 16];
-	hex_of(id, len, what);
-	strcat(what, debug ? " debuginfo" : " executable");
-	debuginfod_client *c = debuginfod_begin();
-	if (!c)
-		return -ENOMEM;
-	struct progress pr = {what, elffs_now_ns()};
-	debuginfod_set_user_data(c, &pr);
-	debuginfod_set_progressfn(c, progress);
-	char *path = NULL;
-	int fd = debug ? debuginfod_find_debuginfo(c, id, (int)len, &path)
-	               : debuginfod_find_executable(c, id, (int)len, &path);
-	const char *u = debuginfod_get_url(c);
-	char *url = strdup(u ? u : "the local cache");
-	char why[256] = "";
-	int ret = fd < 0 ? errno_of(fd) : verify(fd, id, len, debug, why, sizeof(why));
-	if (fd < 0 && ret != -ENOENT)
-		elog(LOG_WARNING, "debuginfod: %s: %s (libdebuginfod: %s)", what,
-		     ret == -ETIMEDOUT ? "no answer in time" : "failed", strerror(-fd));
-	if (fd >= 0 && ret < 0) {
+	char dir[PATH_MAX], path[PATH_MAX + 2 * BID_MAX + 16];
+	struct stat st;
+	if (!dbgd_verdict_cache_dir(log, n, dir, sizeof(dir)))
+		return;
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, hex, debug ? "debuginfo" : "executable");
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
 		unlink(path);
-		elog(LOG_WARNING, "debuginfod: %s from %s refused: %s; removed from the cache",
-		     what, url ? url : "?", why);
-	}
+}
+
+/* Count the answer of a fetch and keep what it gave (no lock held). */
+static int account(const uint8_t *id, unsigned len, bool debug, int ret, const char *path, int fd)
+{
 	pthread_mutex_lock(&mu);
 	stats.requests++;
 	if (ret == 0) {
@@ -379,8 +368,52 @@ static int fetch_now(const uint8_t *id, unsigned len, bool debug)
 			remember_locked(id, len, debug, NULL, -1);
 	}
 	pthread_mutex_unlock(&mu);
+	return ret;
+}
+
+/* Ask the servers (no lock held); the entry's index or -errno. */
+static int fetch_now(const uint8_t *id, unsigned len, bool debug)
+{
+	char hex[2 * BID_MAX + 1], what[2 * BID_MAX + 16];
+	hex_of(id, len, hex);
+	snprintf(what, sizeof(what), "%s %s", hex, debug ? "debuginfo" : "executable");
+	debuginfod_client *c = debuginfod_begin();
+	if (!c)
+		return -ENOMEM;
+	int vfd = memfd_create("elffs-debuginfod", MFD_CLOEXEC);
+	if (vfd >= 0)
+		debuginfod_set_verbose_fd(c, vfd);
+	struct progress pr = {what, 0};
+	debuginfod_set_user_data(c, &pr);
+	debuginfod_set_progressfn(c, progress);
+	char *path = NULL;
+	int fd = debug ? debuginfod_find_debuginfo(c, id, (int)len, &path)
+	               : debuginfod_find_executable(c, id, (int)len, &path);
+	char *log = malloc(DBGD_LOG_MAX);
+	size_t logn = log ? read_log(vfd, log, DBGD_LOG_MAX) : 0;
+	struct dbgd_verdict v;
+	dbgd_verdict_of(fd, log, logn, &v);
+	const char *u = debuginfod_get_url(c); /* set once a server sent the file */
+	char *url = strdup(u ? u : v.url[0] ? v.url : fd >= 0 ? "the local cache" : "no server");
+	if (v.drop_negative)
+		drop_negative(log, logn, hex, debug);
+	char why[256] = "";
+	int ret = fd < 0 ? v.err : verify(fd, id, len, debug, why, sizeof(why));
+	if (fd < 0 && ret != -ENOENT)
+		elog(LOG_WARNING, "debuginfod: %s: %s from %s: %s (libdebuginfod: %s)", what,
+		     ret == -ETIMEDOUT ? "no answer in time" : "failed", url ? url : "?",
+		     v.why[0] ? v.why : "-", strerror(-fd));
+	if (fd >= 0 && ret < 0) {
+		unlink(path);
+		elog(LOG_WARNING, "debuginfod: %s from %s refused: %s; removed from the cache",
+		     what, url ? url : "?", why);
+	}
+	ret = account(id, len, debug, ret, path, fd);
 	if (fd >= 0)
 		close(fd);
+	if (vfd >= 0)
+		close(vfd);
+	free(log);
 	free(path);
 	free(url);
 	debuginfod_end(c);

@@ -1,0 +1,560 @@
+#!/usr/bin/python3
+"""-o debuginfod: build ids SOURCE has not, asked of debuginfod servers.
+
+The whole test runs in a network namespace of its own (unshare(2)
+CLONE_NEWNET, loopback up): the servers listen on a private loopback and
+the daemon, started from here, reaches them there. Files are built here
+from the fixtures' prog.c (gcc -g, objcopy --only-keep-debug, strip) and
+are not in SOURCE.
+
+- The real server (Debian's `debuginfod -F`, stopped by its PID): the link
+  .build-id/<xx>/<rest>.debug is ../.remote/<id>.debug/elf, its bytes are
+  the server's file, sections/ equal objcopy --dump-section; the
+  executable the same; gdb (debug-file-directory MNT) and eu-addr2line
+  (--debuginfo-path=MNT) print the source line of main of the stripped
+  binary, and do not without the mount; ls of .build-id/ and <xx>/ lists
+  local ids only; an id no server has is ENOENT; user.elffs.debuginfod.*.
+- A misbehaving server of the test's own, a fresh DEBUGINFOD_CACHE_PATH
+  each time: wrong build id (EIO, one log line naming the server, the
+  cached copy removed), a truncated ELF (EIO), a stall past
+  DEBUGINFOD_TIMEOUT (ETIMEDOUT), a close mid-transfer (EIO), 500 (EIO), a
+  Content-Length over DEBUGINFOD_MAXSIZE (EIO), 404 (ENOENT, asked once
+  then answered by libdebuginfod's negative cache); the daemon alive and
+  nothing left half-written in the cache after each.
+- The local index wins: an id SOURCE has is never asked of the servers.
+- 100 parallel lookups of one id make one request; 8 lookups of stalled
+  ids keep at most 3 requests in flight (the stall queue's share of 10
+  workers); local lookups and reads answer while fetches stall; inflight
+  shows them; a download over 4 MiB logs a progress line.
+"""
+
+import ctypes
+import errno
+import http.server
+import os
+import re
+import select
+import shutil
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+from elffs_mount import Checker, Mount, MountError, require_fuse
+
+CLONE_NEWNET = 0x40000000
+TOOL_ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
+TIMEOUT_S = 2  # DEBUGINFOD_TIMEOUT for the fault cases
+
+
+def enter_netns(ck):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWNET) != 0:
+        ck.fail(f"unshare(CLONE_NEWNET): {os.strerror(ctypes.get_errno())}")
+        return False
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    return True
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build_id(path):
+    out = subprocess.run(["readelf", "-n", path], stdout=subprocess.PIPE, text=True,
+                         stderr=subprocess.DEVNULL, env=TOOL_ENV).stdout
+    m = re.search(r"Build ID: ([0-9a-f]+)", out)
+    return m.group(1) if m else None
+
+
+def build(work, name, bid=None, extra=()):
+    """prog.c built as NAME (gcc -g), its debug file and its stripped copy:
+    (stripped path, debug path, build id)."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "src",
+                       "prog.c")
+    full = os.path.join(work, name + ".full")
+    cmd = ["gcc", "-g", "-O0", "-o", full, src] + list(extra)
+    if bid:
+        cmd.append(f"-Wl,--build-id=0x{bid}")
+    subprocess.run(cmd, check=True)
+    debug = os.path.join(work, name + ".debug")
+    stripped = os.path.join(work, name)
+    subprocess.run(["objcopy", "--only-keep-debug", full, debug], check=True)
+    subprocess.run(["strip", "-o", stripped, full], check=True)
+    os.unlink(full)
+    return stripped, debug, build_id(stripped)
+
+
+def link_path(mnt, bid, debug=True):
+    return os.path.join(mnt, ".build-id", bid[:2], bid[2:] + (".debug" if debug else ""))
+
+
+def errno_of(fn, *args):
+    try:
+        fn(*args)
+        return 0
+    except OSError as e:
+        return e.errno
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def xattrs(mnt):
+    d = os.path.join(mnt, ".build-id")
+    out = {}
+    for k in ("requests", "hits", "misses", "errors", "bytes", "inflight"):
+        out[k] = int(os.getxattr(d, "user.elffs.debuginfod." + k))
+    return out
+
+
+def cache_leftovers(cache):
+    """Files in the client cache that hold bytes (a shown or half-written
+    file), and temporaries: what must not stay after a refused fetch."""
+    bad = []
+    for root, dirs, files in os.walk(cache):
+        for f in files:
+            p = os.path.join(root, f)
+            if root == cache:
+                continue  # the client's own settings (cache_clean_interval_s, ...)
+            if f.startswith(".") or "tmp" in f or os.path.getsize(p) > 0:
+                bad.append(os.path.relpath(p, cache))
+    return bad
+
+
+# ---------------------------------------------------------------- the real server
+
+def start_debuginfod(ck, srvdir, work):
+    port = free_port()
+    db = os.path.join(work, "debuginfod.sqlite")
+    log = open(os.path.join(work, "debuginfod.log"), "w")
+    proc = subprocess.Popen(["debuginfod", "-F", "-p", str(port), "-d", db, "-t", "0", "-g", "0",
+                             srvdir], stdout=log, stderr=subprocess.STDOUT)
+    return proc, port, log
+
+
+def wait_served(port, bid, what, limit=60):
+    url = f"http://127.0.0.1:{port}/buildid/{bid}/{what}"
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    r.read()
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def section_table(path):
+    out = subprocess.run(["readelf", "-SW", path], stdout=subprocess.PIPE, text=True,
+                         stderr=subprocess.DEVNULL, env=TOOL_ENV).stdout
+    rows = []
+    for m in re.finditer(r"^\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)",
+                         out, re.M):
+        rows.append((m.group(1), m.group(2), int(m.group(3), 16)))
+    return rows
+
+
+def check_sections(ck, view, served, work):
+    # objcopy writes the symbol and section name tables anew: it dumps none of them
+    rows = [(n, t, s) for n, t, s in section_table(served)
+            if t != "NOBITS" and s > 0 and n not in (".symtab", ".strtab", ".shstrtab")]
+    args = []
+    outs = {}
+    for i, (name, _, _) in enumerate(rows):
+        outs[name] = os.path.join(work, f"dump{i}")
+        args += ["--dump-section", f"{name}={outs[name]}"]
+    subprocess.run(["objcopy"] + args + [served, os.path.join(work, "dump.out")], check=True)
+    for name, _, _ in rows:
+        ck.eq(read(os.path.join(view, "sections", name)), read(outs[name]),
+              f"sections/{name} of the fetched view against objcopy --dump-section")
+    ck.ok(len(rows) >= 5, f"sections compared: {len(rows)}")
+    print(f"sections compared with objcopy: {len(rows)}")
+
+
+def gdb_line(prog, ddir):
+    p = subprocess.run(["gdb", "-batch", "-nx", "-iex", "set debuginfod enabled off", "-iex",
+                        f"set debug-file-directory {ddir}", "-ex", "info line main", prog],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=TOOL_ENV,
+                       timeout=120)
+    return p.stdout.decode(errors="replace")
+
+
+def addr2line(prog, ddir):
+    p = subprocess.run(["eu-addr2line", f"--debuginfo-path={ddir}", "-e", prog, "main"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=TOOL_ENV,
+                       timeout=60)
+    return p.stdout.decode(errors="replace")
+
+
+def check_real_server(ck, work, srcdir):
+    srvdir = os.path.join(work, "served")
+    os.mkdir(srvdir)
+    prog, debug, bid = build(srvdir, "prog")
+    proc, port, log = start_debuginfod(ck, srvdir, work)
+    try:
+        if not wait_served(port, bid, "debuginfo"):
+            ck.fail(f"debuginfod did not serve {bid} within 60 s: "
+                    f"{open(os.path.join(work, 'debuginfod.log')).read()[-2000:]}")
+            return
+        cache = os.path.join(work, "cache-real")
+        os.environ["DEBUGINFOD_CACHE_PATH"] = cache
+        with Mount(ck, srcdir, ["-o", f"debuginfod=http://127.0.0.1:{port}"]) as m:
+            mnt = m.path
+            lp = link_path(mnt, bid)
+            ck.eq(os.readlink(lp), f"../.remote/{bid}.debug/elf", "link of a remote debug file")
+            ck.eq(read(lp), read(debug), "the fetched debug file's elf, byte for byte")
+            ck.eq(read(link_path(mnt, bid, False)), read(prog), "the fetched executable's elf")
+            view = os.path.join(mnt, ".build-id", ".remote", bid + ".debug")
+            for entry in ("info", "symbols", "header", "build-id", "sections", "segments"):
+                ck.ok(os.path.exists(os.path.join(view, entry)), f"remote view has {entry}")
+            ck.ok(bid in read(os.path.join(view, "build-id")).decode(errors="replace"),
+                  "the view's build-id names the id")
+            check_sections(ck, view, debug, work)
+            out = gdb_line(prog, mnt)
+            ck.ok(re.search(r'Line \d+ of ".*prog.c" starts at address', out),
+                  f"gdb with debug-file-directory {mnt}: no line of main: {out[-300:]}")
+            print("gdb:", out.strip().splitlines()[-1] if out.strip() else "(nothing)")
+            out = addr2line(prog, mnt)
+            ck.ok(re.search(r"prog\.c:\d+", out), f"eu-addr2line through the mount: {out[-300:]}")
+            print("eu-addr2line:", out.strip())
+            ck.ok(bid[:2] not in os.listdir(os.path.join(mnt, ".build-id")) or
+                  bid[2:] + ".debug" not in os.listdir(os.path.join(mnt, ".build-id", bid[:2])),
+                  "ls lists local ids only")
+            if os.path.isdir(os.path.join(mnt, ".build-id", bid[:2])):
+                ck.ok(bid[2:] + ".debug" not in os.listdir(os.path.join(mnt, ".build-id",
+                                                                        bid[:2])),
+                      "<xx>/ lists local ids only")
+            ck.eq(os.listdir(os.path.join(mnt, ".build-id", ".remote")), [],
+                  ".remote lists nothing")
+            absent = "ff" * 20
+            ck.eq(errno_of(os.stat, link_path(mnt, absent)), errno.ENOENT,
+                  "an id no server has")
+            x = xattrs(mnt)
+            # hits: the debug file, the executable (and what gdb asks for besides)
+            ck.ok(x["hits"] >= 2 and x["misses"] >= 1 and x["errors"] == 0 and
+                  x["requests"] == x["hits"] + x["misses"] and
+                  x["bytes"] >= os.path.getsize(debug) + os.path.getsize(prog) and
+                  x["inflight"] == 0, f"user.elffs.debuginfod.*: {x}")
+            print("xattrs after the real server:", x)
+        empty = tempfile.mkdtemp(prefix="elffs-nodebug-")
+        try:
+            out = gdb_line(prog, empty)
+            ck.ok(not re.search(r'Line \d+ of ".*prog.c"', out),
+                  f"gdb found the line of main without the mount: {out[-200:]}")
+            out = addr2line(prog, empty)
+            ck.ok(not re.search(r"prog\.c:\d+", out),
+                  f"eu-addr2line found the line without the mount: {out[-200:]}")
+        finally:
+            os.rmdir(empty)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+# ------------------------------------------------------------ the misbehaving server
+
+class Faulty:
+    """An HTTP server that answers /buildid/<id>/<what> as told per id:
+    ("file", path, delay), ("stall",), ("close", path), ("status", code),
+    ("oversize", path). Counts requests per id, and the most ids with
+    requests under way at once (a client's retries of one id count once)."""
+
+    def __init__(self):
+        self.plan = {}
+        self.hits = {}
+        self.inflight = {}  # requests under way, by id
+        self.max_inflight = 0  # the most ids under way at once
+        self.lock = threading.Lock()
+        self.stop_stalls = threading.Event()
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                outer.serve(self)
+
+        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            daemon_threads = True
+            allow_reuse_address = True
+
+        self.httpd = Server(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def count(self, bid):
+        with self.lock:
+            return self.hits.get(bid, 0)
+
+    def serve(self, h):
+        m = re.match(r"/buildid/([0-9a-f]+)/(debuginfo|executable)$", h.path)
+        bid = m.group(1) if m else ""
+        with self.lock:
+            self.hits[bid] = self.hits.get(bid, 0) + 1
+            self.inflight[bid] = self.inflight.get(bid, 0) + 1
+            self.max_inflight = max(self.max_inflight, len(self.inflight))
+        try:
+            self.answer(h, self.plan.get(bid, ("status", 404)))
+        except OSError:
+            pass
+        finally:
+            with self.lock:
+                self.inflight[bid] -= 1
+                if not self.inflight[bid]:
+                    del self.inflight[bid]
+
+    def answer(self, h, plan):
+        kind = plan[0]
+        if kind == "status":
+            h.send_response(plan[1])
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+        elif kind == "stall":  # no answer, until the client gives up
+            end = time.monotonic() + TIMEOUT_S * 20
+            while not self.stop_stalls.is_set() and time.monotonic() < end:
+                r, _, _ = select.select([h.connection], [], [], 0.05)
+                if r and h.connection.recv(1, socket.MSG_PEEK) == b"":
+                    break
+            h.close_connection = True
+        elif kind in ("file", "close", "oversize"):
+            data = read(plan[1])
+            if len(plan) > 2 and plan[2]:
+                time.sleep(plan[2])
+            h.send_response(200)
+            h.send_header("Content-Type", "application/octet-stream")
+            size = len(data) * 50 if kind == "oversize" else len(data)
+            h.send_header("Content-Length", str(size))
+            h.send_header("X-Debuginfod-Size", str(size))
+            h.end_headers()
+            if kind == "close":
+                h.wfile.write(data[:len(data) // 2])
+                h.wfile.flush()
+                h.close_connection = True
+                h.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if kind == "oversize":
+                h.wfile.write(data)
+                h.close_connection = True
+                return
+            step = 1 << 20 if len(plan) > 3 else len(data)
+            for i in range(0, len(data), step):
+                h.wfile.write(data[i:i + step])
+                if len(plan) > 3:
+                    time.sleep(plan[3])
+
+    def close(self):
+        self.stop_stalls.set()
+        self.httpd.shutdown()
+
+
+def fresh_cache(work, name):
+    cache = os.path.join(work, "cache-" + name)
+    os.environ["DEBUGINFOD_CACHE_PATH"] = cache
+    return cache
+
+
+def fault_case(ck, work, srcdir, fs, name, bid, want, log_word=None):
+    cache = fresh_cache(work, name)
+    before = fs.count(bid)
+    with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()}"]) as m:
+        t0 = time.monotonic()
+        got = errno_of(os.stat, link_path(m.path, bid))
+        took = time.monotonic() - t0
+        ck.eq(errno.errorcode.get(got, got), errno.errorcode[want], f"{name}: errno of the lookup")
+        ck.ok(m.alive(), f"{name}: daemon alive")
+        ck.ok(took < TIMEOUT_S * 6, f"{name}: answered in {took:.1f} s")
+        ck.eq(cache_leftovers(cache), [], f"{name}: nothing left in the cache")
+        x = xattrs(m.path)
+        if want == errno.ENOENT:
+            ck.ok(x["misses"] == 1 and x["errors"] == 0, f"{name}: xattrs {x}")
+        else:
+            ck.ok(x["errors"] == 1 and x["hits"] == 0, f"{name}: xattrs {x}")
+        ck.ok(fs.count(bid) - before >= 1, f"{name}: the server was asked")
+        print(f"{name}: {errno.errorcode.get(got, got)} in {took:.2f} s, xattrs {x}")
+        again = errno_of(os.stat, link_path(m.path, bid))
+        ck.eq(errno.errorcode.get(again, again), errno.errorcode[want], f"{name}: asked again")
+        out = m.output()
+    if log_word:
+        lines = [ln for ln in out.splitlines() if bid in ln and log_word in ln]
+        ck.ok(lines and (fs.url() in lines[0] or "refused" not in log_word),
+              f"{name}: a log line naming the server: {out[-600:]}")
+        print(f"{name}: log: {lines[:1]}")
+
+
+def check_faults(ck, work, srcdir):
+    fsrv = os.path.join(work, "faulty")
+    os.mkdir(fsrv)
+    good_prog, good_debug, good_bid = build(fsrv, "good")
+    ids = {k: ("%02x" % i) * 20 for i, k in enumerate(
+        ["wrong", "stall", "close", "s500", "over", "trunc", "gone", "slow", "exe"], start=0x31)}
+    truncated = os.path.join(fsrv, "trunc.debug")
+    with open(truncated, "wb") as f:
+        f.write(read(good_debug)[:len(read(good_debug)) * 2 // 3])
+    fs = Faulty()
+    fs.plan = {
+        ids["wrong"]: ("file", good_debug),
+        ids["stall"]: ("stall",),
+        ids["close"]: ("close", good_debug),
+        ids["s500"]: ("status", 500),
+        ids["over"]: ("oversize", good_debug),
+        ids["trunc"]: ("file", truncated),
+        good_bid: ("file", good_debug, 1.0),
+    }
+    os.environ["DEBUGINFOD_TIMEOUT"] = str(TIMEOUT_S)
+    os.environ["DEBUGINFOD_MAXSIZE"] = str(os.path.getsize(good_debug) * 10)
+    try:
+        fault_case(ck, work, srcdir, fs, "wrong build id", ids["wrong"], errno.EIO, "refused")
+        fault_case(ck, work, srcdir, fs, "truncated ELF", ids["trunc"], errno.EIO, "refused")
+        fault_case(ck, work, srcdir, fs, "stall", ids["stall"], errno.ETIMEDOUT, "in time")
+        fault_case(ck, work, srcdir, fs, "close mid-transfer", ids["close"], errno.EIO, "failed")
+        fault_case(ck, work, srcdir, fs, "500", ids["s500"], errno.EIO, "failed")
+        fault_case(ck, work, srcdir, fs, "over MAXSIZE", ids["over"], errno.EIO, "failed")
+        fault_case(ck, work, srcdir, fs, "404", ids["gone"], errno.ENOENT)
+        ck.eq(fs.count(ids["gone"]), 1, "404: asked once (libdebuginfod's negative cache)")
+        check_local_wins(ck, work, srcdir, fs)
+        check_concurrency(ck, work, srcdir, fs, good_bid, ids)
+        check_progress(ck, work, srcdir, fs)
+    finally:
+        fs.close()
+        for k in ("DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXSIZE"):
+            os.environ.pop(k, None)
+
+
+def check_local_wins(ck, work, srcdir, fs):
+    local = os.path.join(srcdir, "local.debug")
+    bid = build_id(local)
+    fs.plan[bid] = ("file", local)
+    fresh_cache(work, "local")
+    with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()}"]) as m:
+        ck.eq(os.readlink(link_path(m.path, bid)), "../../local.debug/elf",
+              "an id SOURCE has links to SOURCE's file")
+        ck.eq(fs.count(bid), 0, "an id SOURCE has is not asked of the servers")
+        ck.eq(xattrs(m.path)["requests"], 0, "no request for a local id")
+
+
+def check_concurrency(ck, work, srcdir, fs, good_bid, ids):
+    cache = fresh_cache(work, "parallel")
+    with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()}"]) as m:
+        results = []
+        lp = link_path(m.path, good_bid)
+
+        def look():
+            results.append(errno_of(lambda: read(lp)))
+
+        threads = [threading.Thread(target=look) for _ in range(100)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ck.eq(results.count(0), 100, f"100 parallel lookups of one id: {set(results)}")
+        ck.eq(fs.count(good_bid), 1, "100 parallel lookups of one id: one request")
+        print(f"100 parallel lookups: {fs.count(good_bid)} request(s)")
+        ck.ok(os.path.isfile(os.path.join(cache, good_bid, "debuginfo")), "cached once")
+
+        # 8 stalled ids at once: at most 3 workers wait on servers; the mount answers meanwhile
+        stalled = ["%02x" % (0x60 + i) * 20 for i in range(8)]
+        for s in stalled:
+            fs.plan[s] = ("stall",)
+        fs.max_inflight = 0
+        errs = []
+
+        def look_stalled(s):
+            errs.append(errno_of(os.stat, link_path(m.path, s)))
+
+        ts = [threading.Thread(target=look_stalled, args=(s,)) for s in stalled]
+        for t in ts:
+            t.start()
+        end = time.monotonic() + 10
+        while sum(fs.count(s) for s in stalled) == 0 and time.monotonic() < end:
+            time.sleep(0.05)
+        inflight = xattrs(m.path)["inflight"]
+        local_bin = os.path.join(m.path, "local.debug")
+        text = read(os.path.join(local_bin, "info"))
+        local_link = os.readlink(link_path(m.path, build_id(os.path.join(srcdir, "local.debug"))))
+        still = sum(t.is_alive() for t in ts)
+        ck.ok(len(text) > 0 and local_link == "../../local.debug/elf",
+              "local lookups and reads answer while fetches stall")
+        ck.ok(still > 0, f"the fetches still stalled when the local reads answered ({still})")
+        ck.ok(1 <= inflight <= 3, f"user.elffs.debuginfod.inflight while stalled: {inflight}")
+        for t in ts:
+            t.join()
+        ck.ok(fs.max_inflight <= 3, f"requests in flight at once: {fs.max_inflight} (at most 3)")
+        ck.ok(all(e == errno.ETIMEDOUT for e in errs), f"stalled lookups: {errs}")
+        print(f"8 stalled ids: at most {fs.max_inflight} requests at once, local reads answered "
+              f"with {still} still waiting")
+        ck.ok(m.alive(), "daemon alive after the stalls")
+
+
+def check_progress(ck, work, srcdir, fs):
+    big, _, bid = build(os.path.join(work, "faulty"), "big",
+                        bid="b16b16b16b16b16b16b16b16b16b16b16b16b16b")
+    # a 6 MiB executable: a file of that size with its build id (the stripped binary padded)
+    padded = os.path.join(work, "faulty", "big.padded")
+    subprocess.run(["objcopy", "--add-section", f".pad={os.path.join(work, 'pad.bin')}",
+                    "--set-section-flags", ".pad=readonly", big, padded], check=True)
+    fs.plan[bid] = ("file", padded, 0, 0.3)
+    fresh_cache(work, "progress")
+    os.environ["DEBUGINFOD_MAXSIZE"] = str(64 << 20)
+    os.environ["DEBUGINFOD_TIMEOUT"] = "10"
+    with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()}"]) as m:
+        data = read(link_path(m.path, bid, debug=False))
+        ck.eq(data, read(padded), "a 6 MiB executable fetched whole")
+        out = m.output()
+    ck.ok(re.search(r"debuginfod: %s executable: \d+ of \d+ KiB from " % bid, out),
+          f"a progress line for a download over 4 MiB: {out[-500:]}")
+
+
+def main():
+    require_fuse()
+    ck = Checker("debuginfod")
+    for tool in ("debuginfod", "gdb", "eu-addr2line", "objcopy", "strip", "gcc", "ip"):
+        if shutil.which(tool) is None:
+            ck.fail(f"{tool} is not installed (scripts/test installs it)")
+    out = subprocess.run([os.environ["ELFFS"], "-h"], stdout=subprocess.PIPE, text=True).stdout
+    if "not in this build" in out:
+        ck.fail("elffs was built without libdebuginfod (scripts/test installs libdebuginfod-dev)")
+    if ck.failures or not enter_netns(ck):
+        return ck.finish()
+    work = tempfile.mkdtemp(prefix="elffs-debuginfod-")
+    try:
+        with open(os.path.join(work, "pad.bin"), "wb") as f:
+            f.write(os.urandom(6 << 20))
+        srcdir = os.path.join(work, "src")
+        os.mkdir(srcdir)
+        # SOURCE: one local debug file (another build id than every served one)
+        _, local_debug, _ = build(work, "local", bid="abcdef0123456789abcdef0123456789abcdef01")
+        shutil.copy(local_debug, os.path.join(srcdir, "local.debug"))
+        check_real_server(ck, work, srcdir)
+        check_faults(ck, work, srcdir)
+    except MountError as e:
+        ck.fail(str(e))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return ck.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
