@@ -174,8 +174,10 @@ def local_reads(mnt, n=400):
 def stalled(elffs, src, work):
     st = Staller()
     os.environ["DEBUGINFOD_CACHE_PATH"] = os.path.join(work, "cache-stall")
-    os.environ["DEBUGINFOD_TIMEOUT"] = "30"
+    os.environ["DEBUGINFOD_TIMEOUT"] = "5"
+    os.environ["DEBUGINFOD_RETRY_LIMIT"] = "0"
     m = Mount(elffs, src, "debuginfod=%s,timeout=0" % st.url)
+    ts = []
     try:
         quiet = local_reads(m.path)
         ts = [threading.Thread(target=lambda b=b: os.path.exists(link(m.path, b)))
@@ -187,11 +189,11 @@ def stalled(elffs, src, work):
         inflight = int(os.getxattr(os.path.join(m.path, ".build-id"),
                                    "user.elffs.debuginfod.inflight"))
     finally:
+        for t in ts:  # they end at DEBUGINFOD_TIMEOUT
+            t.join()
         st.srv.shutdown()
         st.srv.server_close()
         m.close()
-        for t in ts:
-            t.join()
     return quiet, busy, inflight
 
 
