@@ -28,18 +28,13 @@ bool bidrem_is_link(const struct node *n)
 	return n->kind == NK_BIDLINK && (n->aux & BIDREM_LINK);
 }
 
-static struct node *attach(struct node *parent, struct node *cand, node_reuse_fn reuse)
-{
-	return node_attach(parent, cand, reuse);
-}
-
 static int remote_dir(struct node *root, struct node **out)
 {
 	struct node *cand = node_new(NK_BIDDIR, BIDREM_NAME);
 	if (!cand)
 		return -ENOMEM;
 	cand->aux = BIDREM_DIR_AUX;
-	*out = attach(root, cand, check_reuse_inner);
+	*out = node_attach(root, cand, check_reuse_inner);
 	return 0;
 }
 
@@ -85,7 +80,7 @@ static int remote_view(struct node *dir, const char *name, struct node **out)
 		return -ENOMEM;
 	node_stat_set(cand, &st);
 	cand->src->checked_ns = elffs_now_ns();
-	*out = attach(dir, cand, check_reuse_source);
+	*out = node_attach(dir, cand, check_reuse_source);
 	return 0;
 }
 
@@ -121,7 +116,7 @@ int bidrem_lookup_link(struct node *dir, const char *name, const uint8_t *id, un
 	cand->gen = 0;
 	cand->size = (uint64_t)tl;
 	cand->aux = BIDREM_LINK | (uint32_t)e;
-	*out = attach(dir, cand, check_reuse_inner);
+	*out = node_attach(dir, cand, check_reuse_inner);
 	return 0;
 }
 

@@ -376,7 +376,9 @@ def fresh_cache(work, name):
     return cache
 
 
-def fault_case(ck, work, srcdir, fs, name, bid, want, log_word=None):
+def fault_case(ck, work, srcdir, fs, name, bid, want, log_word=None, asks=None):
+    """Two lookups of bid on a fresh mount and cache: errno want each time,
+    a log line with log_word, and asks requests in all (None: not counted)."""
     cache = fresh_cache(work, name)
     before = fs.count(bid)
     with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()}"]) as m:
@@ -397,6 +399,8 @@ def fault_case(ck, work, srcdir, fs, name, bid, want, log_word=None):
         again = errno_of(os.stat, link_path(m.path, bid))
         ck.eq(errno.errorcode.get(again, again), errno.errorcode[want], f"{name}: asked again")
         out = m.output()
+    if asks is not None:
+        ck.eq(fs.count(bid) - before, asks, f"{name}: requests for two lookups")
     if log_word:
         lines = [ln for ln in out.splitlines() if bid in ln and log_word in ln]
         ck.ok(lines and (fs.url() in lines[0] or "refused" not in log_word),
@@ -426,14 +430,17 @@ def check_faults(ck, work, srcdir):
     os.environ["DEBUGINFOD_TIMEOUT"] = str(TIMEOUT_S)
     os.environ["DEBUGINFOD_MAXSIZE"] = str(os.path.getsize(good_debug) * 10)
     try:
-        fault_case(ck, work, srcdir, fs, "wrong build id", ids["wrong"], errno.EIO, "refused")
-        fault_case(ck, work, srcdir, fs, "truncated ELF", ids["trunc"], errno.EIO, "refused")
+        # a refused file: not asked again (DBGD_BAD_RETRY_S)
+        fault_case(ck, work, srcdir, fs, "wrong build id", ids["wrong"], errno.EIO, "refused", 1)
+        fault_case(ck, work, srcdir, fs, "truncated ELF", ids["trunc"], errno.EIO, "refused", 1)
         fault_case(ck, work, srcdir, fs, "stall", ids["stall"], errno.ETIMEDOUT, "in time")
-        fault_case(ck, work, srcdir, fs, "close mid-transfer", ids["close"], errno.EIO, "failed")
-        fault_case(ck, work, srcdir, fs, "500", ids["s500"], errno.EIO, "failed")
+        # a failed server: its negative-cache entry removed, asked again
+        fault_case(ck, work, srcdir, fs, "close mid-transfer", ids["close"], errno.EIO, "failed",
+                   2)
+        fault_case(ck, work, srcdir, fs, "500", ids["s500"], errno.EIO, "failed", 2)
         fault_case(ck, work, srcdir, fs, "over MAXSIZE", ids["over"], errno.EIO, "failed")
-        fault_case(ck, work, srcdir, fs, "404", ids["gone"], errno.ENOENT)
-        ck.eq(fs.count(ids["gone"]), 1, "404: asked once (libdebuginfod's negative cache)")
+        # no server has it: asked once, then libdebuginfod's negative cache answers
+        fault_case(ck, work, srcdir, fs, "404", ids["gone"], errno.ENOENT, None, 1)
         check_local_wins(ck, work, srcdir, fs)
         check_concurrency(ck, work, srcdir, fs, good_bid, ids)
         check_progress(ck, work, srcdir, fs)
