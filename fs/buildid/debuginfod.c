@@ -206,6 +206,8 @@ void dbgd_stats_get(struct dbgd_stats *s)
 	pthread_mutex_unlock(&mu);
 }
 
+#ifdef ELFFS_DEBUGINFOD
+
 /* Keep (id, debug) as verified at path (fd open on it), or as refused
  * (path NULL); its index or -ENOMEM (mu held). */
 static int remember_locked(const uint8_t *id, unsigned len, bool debug, const char *path, int fd)
@@ -253,8 +255,6 @@ static int remember_locked(const uint8_t *id, unsigned len, bool debug, const ch
 	e->good = true;
 	return (int)i;
 }
-
-#ifdef ELFFS_DEBUGINFOD
 
 /* Why the file open as fd is not the one asked for, into why; 0 when it is. */
 static int verify(int fd, const uint8_t *id, unsigned len, bool debug, char *why, size_t n)
