@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""ar archives (static libraries) through the mount (issue 12), on both
+"""ar archives (static libraries) through the mount, on both
 backends (mmap, -o nommap), against GNU ar, nm and readelf.
 
 The archives are built here from the fixtures' objects: with ar (GNU long

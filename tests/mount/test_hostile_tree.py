@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Hostile trees (issue 10, items 5 to 7): what SOURCE itself can do to the
+"""Hostile trees: what SOURCE itself can do to the
 daemon, as opposed to what the files in it can (test_hostile.py).
 
 own   The daemon never serves its own mount. Bind mounts of the mount

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Text views of hostile small files (issue 10, memory amplification): the
+"""Text views of hostile small files (memory amplification): the
 bombs of tests/fixtures/bombs.py, a few MB each, whose `info` and `symbols`
 would be hundreds of MB if every string were shown whole and kept. Mounted
 with both backends (mmap, -o nommap); for every bomb:
