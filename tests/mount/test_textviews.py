@@ -270,7 +270,7 @@ def dyn_info_range(off, n):
 
 
 def check_copies(ck, m, rng):
-    """Eight copies of dynbomb.so: stat every info (the old daemon: 4.3 GB), read some of each."""
+    """Eight copies of dynbomb.so: stat every info (kept whole: 4.3 GB), read some of each."""
     d = os.path.join(m.path, "dyn8")
     want = want_digest("dyn8", expect_dynbomb()["info"])[0]
     for i in range(COPIES):
