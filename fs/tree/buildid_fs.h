@@ -1,5 +1,5 @@
 /*
- * The .build-id directory at the root of a directory mount (issue 13):
+ * The .build-id directory at the root of a directory mount:
  *
  *     MOUNT/.build-id/<xx>/<rest>         -> ../../<path>/<binary>/elf
  *     MOUNT/.build-id/<xx>/<rest>.debug   -> ../../<path>/<debug file>/elf

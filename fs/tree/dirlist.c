@@ -4,6 +4,7 @@
 #include "tree/buildid_fs.h"
 #include "tree/check.h"
 #include "content/entries.h"
+#include "base/errors.h"
 #include "base/membudget.h"
 #include "source/probe.h"
 #include "source/source.h"
@@ -222,8 +223,8 @@ static void snap_put(struct dsnap *s)
 static int list_source(struct node *dir, struct dsnap *s)
 {
 	int fd = src_open_dir(dir, O_RDONLY);
-	if (fd == -EMFILE || fd == -ENFILE) /* even after giving back idle descriptors */
-		return -EIO;
+	if (err_no_fds(fd)) /* even after giving back idle descriptors */
+		return err_for_reader(fd);
 	if (fd < 0) /* gone, or something else now */
 		return fd == -ENOMEM || fd == -EACCES ? fd : -ENOENT;
 	DIR *dp = fdopendir(fd);
@@ -239,8 +240,8 @@ static int list_source(struct node *dir, struct dsnap *s)
 			continue;
 		struct stat st;
 		int kind = probe_entry(dirfd(dp), de->d_name, de->d_type, &st);
-		if (kind == -EMFILE || kind == -ENFILE) /* a listing with holes is wrong */
-			ret = -EIO;
+		if (err_no_fds(kind)) /* a listing with holes is wrong */
+			ret = err_for_reader(kind);
 		else if (kind >= 0)
 			ret = snap_add(s, de->d_name, kind == NK_LINK ? DT_LNK : DT_DIR,
 			               (unsigned char)kind, &st);
