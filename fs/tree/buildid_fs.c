@@ -1,6 +1,5 @@
 /* The .build-id directory of the mount (buildid_fs.h). */
 #include "tree/buildid_fs.h"
-#include "tree/attr.h"
 #include "buildid/buildid_index.h"
 #include "tree/check.h"
 #include "base/log.h"
@@ -125,25 +124,7 @@ int bidfs_lookup(struct node *dir, const char *name, struct node **out)
 	                                : -ENOTDIR;
 }
 
-void bidfs_attr(struct node *n, struct stat *out)
-{
-	struct node *root = n;
-	while (root->parent)
-		root = root->parent;
-	struct srcstat s = attr_from_source(n, root, out);
-	out->st_blksize = 4096;
-	if (n->kind == NK_BIDLINK) {
-		out->st_mode = S_IFLNK | 0555; /* as the mount's other symlinks */
-		out->st_nlink = 1;
-		out->st_size = (off_t)n->size;
-	} else {
-		out->st_mode = attr_view_dir_mode((mode_t)s.mode);
-		out->st_nlink = 2;
-	}
-	out->st_blocks = (out->st_size + 511) / 512;
-}
-
-int bidfs_list(struct node *dir, struct dirlist *d)
+int bidfs_list(struct node *dir, struct dsnap *s)
 {
 	if (dir->kind == NK_BIDDIR) {
 		char **names = NULL;
@@ -151,7 +132,7 @@ int bidfs_list(struct node *dir, struct dirlist *d)
 		int ret = bidx_names((uint8_t)dir->aux, &names, &n);
 		for (size_t i = 0; i < n; i++) { /* into the snapshot's arena */
 			if (ret == 0)
-				ret = dirlist_add(d, names[i], DT_LNK);
+				ret = dsnap_add(s, names[i], DT_LNK, 0, NULL);
 			free(names[i]);
 		}
 		free(names);
@@ -163,22 +144,22 @@ int bidfs_list(struct node *dir, struct dirlist *d)
 		char name[4]; /* a byte as two hex digits */
 		snprintf(name, sizeof(name), "%02x", b & 0xffu);
 		if (have[b])
-			ret = dirlist_add(d, name, DT_DIR);
+			ret = dsnap_add(s, name, DT_DIR, 0, NULL);
 	}
 	return ret;
 }
 
-int bidfs_list_root(struct dirlist *d)
+int bidfs_list_root(struct dsnap *s)
 {
 	if (!elffs.buildid)
 		return 0;
-	if (dirlist_has(d, elffs.buildid)) {
+	if (dsnap_has(s, elffs.buildid)) {
 		log_hidden();
 		return 0;
 	}
 	if (source_has_name()) /* one the listing leaves out */
 		return 0;
-	return dirlist_add(d, elffs.buildid, DT_DIR);
+	return dsnap_add(s, elffs.buildid, DT_DIR, 0, NULL);
 }
 
 ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)

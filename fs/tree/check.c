@@ -3,7 +3,7 @@
 #include "content/arview.h"
 #include "cache/bincache.h"
 #include "content/entries.h"
-#include "tree/buildid_fs.h"
+#include "tree/bidfs_kind.h"
 #include "base/errors.h"
 #include "base/inval.h"
 #include "source/probe.h"
