@@ -3,6 +3,7 @@
 #include "buildid/buildid_index.h"
 #include "tree/check.h"
 #include "base/log.h"
+#include "text/xattrtab.h"
 #include "source/source.h"
 
 #include <dirent.h>
@@ -167,11 +168,37 @@ ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)
 	return bidx_target((uint32_t)n->aux, (uint32_t)n->gen, buf, size);
 }
 
-static const char *const keys[] = {
-        "user.elffs.state",   "user.elffs.files",   "user.elffs.indexed",   "user.elffs.debug",
-        "user.elffs.leftout", "user.elffs.errors",  "user.elffs.preads",    "user.elffs.dirs",
-        "user.elffs.bytes",   "user.elffs.walk_ms", "user.elffs.refreshes", "user.elffs.stalled",
+static int index_state(const void *obj, char *buf)
+{
+	static const char *const states[] = {"idle", "walking", "done"};
+	const struct bidx_stats *s = obj;
+	return snprintf(buf, XATTR_VALUE_MAX, "%s", states[s->state]);
+}
+
+static int walk_ms(const void *obj, char *buf)
+{
+	const struct bidx_stats *s = obj;
+	return snprintf(buf, XATTR_VALUE_MAX, "%" PRIu64, s->walk_ns / 1000000);
+}
+
+#define STAT(member) XATTR_NUMBER("user.elffs." #member, XATTR_DEC, struct bidx_stats, member)
+
+static const struct xattr_field index_fields[] = {
+        XATTR_WRITTEN("user.elffs.state", index_state),
+        STAT(files),
+        STAT(indexed),
+        STAT(debug),
+        STAT(leftout),
+        STAT(errors),
+        STAT(preads),
+        STAT(dirs),
+        STAT(bytes),
+        XATTR_WRITTEN("user.elffs.walk_ms", walk_ms),
+        STAT(refreshes),
+        STAT(stalled),
 };
+
+static const struct xattr_table index_xattrs = XATTR_TABLE(index_fields);
 
 int bidfs_getxattr(const struct node *n, const char *name, char *buf)
 {
@@ -179,28 +206,10 @@ int bidfs_getxattr(const struct node *n, const char *name, char *buf)
 		return -ENODATA;
 	struct bidx_stats s;
 	bidx_stats_get(&s);
-	static const char *const states[] = {"idle", "walking", "done"};
-	const uint64_t v[] = {0,           s.files,  s.indexed, s.debug, s.leftout,
-	                      s.errors,    s.preads, s.dirs,    s.bytes, s.walk_ns / 1000000,
-	                      s.refreshes, s.stalled};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcmp(name, keys[i]) != 0)
-			continue;
-		if (i == 0)
-			return snprintf(buf, 128, "%s", states[s.state]);
-		return snprintf(buf, 128, "%" PRIu64, v[i]);
-	}
-	return -ENODATA;
+	return xattr_table_value(&index_xattrs, &s, name, buf);
 }
 
 size_t bidfs_listxattr(int kind, char *buf, size_t size)
 {
-	size_t len = 0;
-	for (size_t i = 0; kind == NK_BIDROOT && i < sizeof(keys) / sizeof(keys[0]); i++) {
-		size_t l = strlen(keys[i]) + 1;
-		if (buf && len + l <= size)
-			memcpy(buf + len, keys[i], l);
-		len += l;
-	}
-	return len;
+	return kind == NK_BIDROOT ? xattr_table_list(&index_xattrs, buf, size, 0) : 0;
 }

@@ -45,8 +45,8 @@ int bidfs_list_root(struct dsnap *s);
 /* The target of link n; its length or -errno. */
 ssize_t bidfs_readlink(struct node *n, char *buf, size_t size);
 
-/* user.elffs.* of the index directory: the value of name into buf (at
- * least 128 bytes), its length or -ENODATA. */
+/* user.elffs.* of the index directory: the value of name into buf
+ * (XATTR_VALUE_MAX bytes, xattrtab.h), its length or -ENODATA. */
 int bidfs_getxattr(const struct node *n, const char *name, char *buf);
 
 /* Their names, NUL-separated, into buf when size allows; the length. */
