@@ -1,5 +1,6 @@
 /* Snapshots of a directory's entries, shared while fresh (dirsnap.h). */
 #include "tree/dirsnap.h"
+#include "base/elffs.h"
 #include "base/membudget.h"
 
 #include <errno.h>

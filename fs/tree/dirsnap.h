@@ -25,6 +25,7 @@ struct dsent {
 	unsigned char kind; /* SOURCE entries (i < nst): NK_DIR, NK_LINK or NK_BIN */
 };
 
+/* A snapshot: its entries, their names and lstats, its sharing. */
 struct dsnap {
 	struct dsnap *next; /* in its bucket of the sharing registry (share_lock) */
 	uint64_t key;       /* inode of the directory */
