@@ -25,9 +25,9 @@ static inline int err_for_reader(int err)
 }
 
 /* Whether -errno err says the entry is gone from SOURCE: removed, a
- * component now a file or a symlink (ELOOP: also a symlink or our own
- * mount, which opens refuse), or the name now on another mount (EXDEV:
- * opens never cross into one). Something else may stand there now. */
+ * component now a file (ENOTDIR), the name a symlink or our own mount
+ * (ELOOP: opens follow neither), or on another mount (EXDEV: opens never
+ * cross into one). Something else may stand there now. */
 static inline bool err_gone(int err)
 {
 	return err == -ENOENT || err == -ENOTDIR || err == -ELOOP || err == -EXDEV;
