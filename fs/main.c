@@ -281,6 +281,10 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 	}
 	if (load_libgcc_s() < 0)
 		return ELFFS_EXIT_SYSTEM;
+	if ((ret = ops_file_init()) < 0) {
+		elog(LOG_ERR, "read buffers: %s", strerror(-ret));
+		return ELFFS_EXIT_SYSTEM;
+	}
 	raise_nofile();
 	/* NULL: an unknown option (libfuse names it), or out of memory. */
 	struct fuse_session *se = fuse_session_new(args, &elffs_ops, sizeof(elffs_ops), NULL);

@@ -4,6 +4,7 @@
 #include "base/membudget.h"
 #include "text/naming.h"
 #include "text/textline.h"
+#include "text/xattrtab.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -475,42 +476,26 @@ int armap_prepare(struct bview *v, struct textgen *g)
 
 /* ----------------------------------------------------------------- xattrs */
 
-static const char *const xkeys[] = {"position", "offset", "size", "mode",
-                                    "uid",      "gid",    "date", NULL};
+#define MEMBER(name, form, member) XATTR_NUMBER(XPREFIX name, form, pfelf_ar_member, member)
+
+static const struct xattr_field member_fields[] = {
+        MEMBER("position", XATTR_DEC, position), MEMBER("offset", XATTR_HEX, offset),
+        MEMBER("size", XATTR_DEC, size),         MEMBER("mode", XATTR_OCT, mode),
+        MEMBER("uid", XATTR_DEC, uid),           MEMBER("gid", XATTR_DEC, gid),
+        MEMBER("date", XATTR_DEC, date),
+};
+
+static const struct xattr_table member_xattrs = XATTR_TABLE(member_fields);
 
 size_t arview_xattr_list(char *buf, size_t size)
 {
-	size_t len = 0;
-	for (unsigned i = 0; xkeys[i]; i++) {
-		size_t l = strlen(XPREFIX) + strlen(xkeys[i]) + 1;
-		if (buf && len + l <= size)
-			snprintf(buf + len, l, "%s%s", XPREFIX, xkeys[i]);
-		len += l;
-	}
-	return len;
+	return xattr_table_list(&member_xattrs, buf, size, 0);
 }
 
 int arview_xattr(const struct bview *v, uint32_t index, const char *name, char *buf)
 {
 	pfelf_ar_member m;
-	if (strncmp(name, XPREFIX, strlen(XPREFIX)) != 0 || !v->arch ||
-	    pfelf_archive_member(v->arch, index, &m) < 0)
+	if (!v->arch || pfelf_archive_member(v->arch, index, &m) < 0)
 		return -ENODATA;
-	const char *key = name + strlen(XPREFIX);
-	const size_t max = 128;
-	if (strcmp(key, "position") == 0)
-		return snprintf(buf, max, "%u", m.position);
-	if (strcmp(key, "offset") == 0)
-		return snprintf(buf, max, "0x%" PRIx64, m.offset);
-	if (strcmp(key, "size") == 0)
-		return snprintf(buf, max, "%" PRIu64, m.size);
-	if (strcmp(key, "mode") == 0)
-		return snprintf(buf, max, "%o", m.mode);
-	if (strcmp(key, "uid") == 0)
-		return snprintf(buf, max, "%u", m.uid);
-	if (strcmp(key, "gid") == 0)
-		return snprintf(buf, max, "%u", m.gid);
-	if (strcmp(key, "date") == 0)
-		return snprintf(buf, max, "%" PRIu64, m.date);
-	return -ENODATA;
+	return xattr_table_value(&member_xattrs, &m, name, buf);
 }

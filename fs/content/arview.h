@@ -88,7 +88,7 @@ int armap_prepare(struct bview *v, struct textgen *g);
 
 /*
  * user.ar.* of member index of v (pinned): the value of attribute name
- * into buf (at least 128 bytes), its length, or -ENODATA.
+ * into buf (XATTR_VALUE_MAX bytes, xattrtab.h), its length, or -ENODATA.
  */
 int arview_xattr(const struct bview *v, uint32_t index, const char *name, char *buf);
 
