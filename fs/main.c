@@ -6,7 +6,9 @@
  */
 #include "source/access.h"
 #include "buildid/buildid_index.h"
+#include "cache/bincache.h"
 #include "cache/dcache.h"
+#include "content/entries.h"
 #include "base/elffs.h"
 #include "base/handles.h"
 #include "ops/initext.h"
@@ -275,7 +277,12 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 			elog(LOG_ERR, "%s: %s", o->source, strerror(-ret));
 		return ELFFS_EXIT_SOURCE;
 	}
-	if ((ret = nodes_init(kind, &st)) < 0) {
+	static const struct node_binary_ops binaries = {binary_new, binary_destroy};
+	entries_init();
+	bincache_init();
+	dcache_init();
+	membudget_count_nodes(nodes_count);
+	if ((ret = nodes_init(kind, &st, &binaries)) < 0) {
 		elog(LOG_ERR, "%s: %s", o->source, strerror(-ret));
 		return ELFFS_EXIT_SYSTEM;
 	}
