@@ -185,3 +185,22 @@ PFELF_API int pfelf_symbol_at(pfelf_file *f, enum pfelf_symtab_kind k, uint64_t 
 	}
 	return -ENOENT;
 }
+
+PFELF_API int pfelf_symbol(pfelf_file *f, enum pfelf_symtab_kind t, uint32_t index, pfelf_sym *out)
+{
+	struct pfelf__symtab *tab = NULL;
+	int ret = pfelf__symtab_get(f, (int)t, &tab);
+	if (ret < 0)
+		return ret;
+	if (index >= tab->count)
+		return -ENOENT;
+	pfelf__sym_decode(f, tab, index, out);
+	if (t == PFELF_DYNSYM) {
+		const struct pfelf__versions *v;
+		ret = pfelf__versions_get(f, &v);
+		if (ret < 0)
+			return ret;
+		pfelf__sym_version(v, tab, out);
+	}
+	return 0;
+}

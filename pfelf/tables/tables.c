@@ -1,6 +1,5 @@
 /* The block of lazily loaded tables of a handle (tables_i.h) and the
- * helpers their modules share:
- * bounded table copies, section search. */
+ * helpers their modules share: section search. */
 #include "tables/tables_i.h"
 
 #include <stdlib.h>
@@ -22,6 +21,7 @@ static int alloc_tables(pfelf_file *f, void *ctx)
 		return -ENOMEM;
 	}
 	f->tables = m;
+	f->tables_free = pfelf__tables_free;
 	return 0;
 }
 
@@ -65,24 +65,6 @@ void pfelf__tables_free(pfelf_file *f)
 	free(m);
 	f->tables = NULL;
 	atomic_store(&f->tables_state, 0);
-}
-
-int pfelf__copy_table(pfelf_file *f, uint64_t off, uint64_t len, uint8_t **out)
-{
-	*out = NULL;
-	if (len > PFELF__MAX_TABLE || !pfelf__range_ok(f->size, off, len))
-		return -EINVAL;
-	uint8_t *buf = malloc((size_t)len + 1);
-	if (!buf)
-		return -ENOMEM;
-	int ret = pfelf__read_range(f, off, buf, (size_t)len);
-	if (ret < 0) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = 0;
-	*out = buf;
-	return 0;
 }
 
 const pfelf_shdr *pfelf__section_of_type(pfelf_file *f, uint32_t type, uint32_t link_to)
