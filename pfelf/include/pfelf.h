@@ -640,6 +640,54 @@ PFELF_API int pfelf_note_get(pfelf_file *f, uint32_t index, pfelf_note *out);
  */
 PFELF_API int pfelf_build_id(pfelf_file *f, const uint8_t **id);
 
+/* ------------------------------------------------ build id without a handle */
+
+/** Shortest and longest GNU build id pfelf_scan_build_id() returns. */
+#define PFELF_SCAN_ID_MIN 2
+#define PFELF_SCAN_ID_MAX 64
+
+/**
+ * How pfelf_scan_build_id() reads the file: like pread(2), up to len bytes
+ * at offset off of src into buf. Returns the bytes read (0 past the end) or
+ * -errno (-EINTR: called again).
+ */
+typedef ssize_t (*pfelf_read_fn)(void *src, void *buf, size_t len, uint64_t off);
+
+/** What pfelf_scan_build_id() found; the caller's memory, filled whole. */
+typedef struct pfelf_build_id_scan {
+	uint8_t id[PFELF_SCAN_ID_MAX]; /* the build id: len bytes */
+	uint8_t len;
+	bool debug;      /* a separate debug file: .debug_info (or .zdebug_info)
+	                    with bytes and a .text of type SHT_NOBITS */
+	unsigned reads;  /* calls of read made (statistics) */
+	bool badsize;    /* the -EINVAL came from the note's length: ... */
+	uint64_t badlen; /* ... its n_descsz */
+} pfelf_build_id_scan;
+
+/**
+ * The GNU build id of a file of size bytes read through read(src, ...),
+ * without a handle or a mapping: the first note "GNU" of type
+ * NT_GNU_BUILD_ID among the note sections (the note segments when the file
+ * has no section headers or is ET_CORE, as readelf -n), and whether the
+ * file is a separate debug file (out->debug, looked at only when an id is
+ * found). The first 4 KiB and the section header table with the 4 KiB
+ * before it are read at once (one or two reads for most files); a note or
+ * name table elsewhere (at most 64 KiB) costs one more read each, and one
+ * that cannot be read counts as absent. Nothing is kept after the call:
+ * src is used only during it.
+ *
+ * Returns 1 with out->id and out->len (PFELF_SCAN_ID_MIN to
+ * PFELF_SCAN_ID_MAX bytes); 0 for an ELF file without a build id note;
+ * -ENOEXEC when the file is not ELF; -EINVAL when the header is bad, the
+ * first 4 KiB come back short (the file is shorter than size), or the
+ * first build id note is of another length (then out->badsize is set and
+ * out->badlen is that length); -EIO when a read of the head fails or the
+ * section header table cannot be read; -ENOMEM. out->reads is set in
+ * every case.
+ */
+PFELF_API int pfelf_scan_build_id(pfelf_read_fn read, void *src, uint64_t size,
+                                  pfelf_build_id_scan *out);
+
 /**
  * The Go build id (note "Go", type 4, NUL-less string) copied NUL-ended
  * into buf. Returns its length; -ENOENT when none; -ENOSPC.
