@@ -1,7 +1,7 @@
 /*
  * What a core view costs in the memory budget: its own allocations,
  * counted from what it holds, and pfelf's tables of its handle, bounded
- * from the section and program headers (pfelf/pfelf_i.h, meta_i.h: the
+ * from the section and program headers (pfelf's table costs, pfelf.h: the
  * tables are copies of the file's, plus their decoded forms and indexes).
  * Every figure is an upper bound, so that what the budget admits is never
  * less than what the daemon then holds.
@@ -13,40 +13,16 @@
 #include <elf.h>
 
 #define KiB ((uint64_t)1 << 10)
-#define MiB ((uint64_t)1 << 20)
 
 /* struct pfelf_file, its metadata block and their mutexes, the view's
  * struct and its label: a fixed part of every core. */
 #define FIXED_BYTES (4 * KiB)
-/* pfelf refuses larger section name tables and note regions. */
-#define NAME_TABLE_MAX (64 * MiB)
-#define NOTES_MAX      (64 * MiB)
-/* pfelf's decoded note (struct pfelf__note of pfelf/meta_i.h). */
-#define NOTE_ENTRY 48
-/* A symbol table is copied, and a symbol of 16 bytes (ELF32; 24 for
- * ELF64) gets 4 bytes in the by-name index: 5/4 of its size. (pfelf's
- * address index, 28 bytes a symbol, is built by pfelf_symbol_at, which
- * the daemon never calls.) */
-#define SYM_FACTOR_NUM 5
-#define SYM_FACTOR_DEN 4
-/* Hash tables (bloom words widened to 64 bits), version tables: twice
- * their size. */
-#define WIDE_FACTOR 2
 /* The interpreter, debug links, the Go build info and the metadata block. */
 #define META_FIXED (256 * KiB)
 /* A dynamic symbol table found through DT_SYMTAB (no .dynsym section):
  * its entries and their index, hash and version tables lie in PT_LOADs;
  * 5 times the largest bounds them. */
 #define LOAD_FACTOR 5
-
-/* The capacity of an array grown by doubling from 16 to hold n. */
-static uint64_t pow2_at_least(uint64_t n)
-{
-	uint64_t cap = 16;
-	while (cap < n)
-		cap <<= 1;
-	return cap;
-}
 
 /* Slots of an open-addressing index of n names (pfelf's and the view's). */
 static uint64_t index_slots(uint64_t n)
@@ -89,17 +65,16 @@ static uint64_t tables_cost(const struct bview *v)
 		c += membudget_chunk((uint64_t)v->nsec * sizeof(pfelf_shdr));
 		c += membudget_chunk(index_slots(v->nsec) * sizeof(uint32_t));
 		const pfelf_shdr *sh = in_file(v, v->eh.shstrndx);
-		if (sh && sh->size <= NAME_TABLE_MAX)
-			c += membudget_chunk(sh->size);
+		uint64_t names = sh ? pfelf_cost_name_table(sh->size) : 0;
+		if (names)
+			c += membudget_chunk(names);
 	}
 	return c + membudget_chunk((uint64_t)v->nseg * sizeof(pfelf_phdr));
 }
 
-/* pfelf's notes, which the build id has read at parse: an entry of
- * NOTE_ENTRY bytes each in an array that doubles from 16, and their names
- * and descriptors (at most the bytes of their regions: the SHT_NOTE
- * sections when there are some, else the PT_NOTE segments) in a buffer
- * that doubles. */
+/* pfelf's notes, which the build id has read at parse: their array, and
+ * their names and descriptors (at most the bytes of their regions: the
+ * SHT_NOTE sections when there are some, else the PT_NOTE segments). */
 static uint64_t notes_cost(const struct bview *v)
 {
 	uint64_t sec = 0, seg = 0;
@@ -110,18 +85,18 @@ static uint64_t notes_cost(const struct bview *v)
 			continue;
 		found = true;
 		if (!(sh->status & PFELF_ST_OUT_OF_FILE))
-			sec += sh->size < NOTES_MAX ? sh->size : NOTES_MAX;
+			sec = sh->size < UINT64_MAX - sec ? sec + sh->size : UINT64_MAX;
 	}
 	for (uint32_t i = 0; !found && i < v->nseg; i++) {
 		const pfelf_phdr *ph;
 		if (pfelf_segment(v->f, i, &ph) == 0 && ph->type == PT_NOTE &&
 		    !(ph->status & PFELF_ST_OUT_OF_FILE))
-			seg += ph->filesz < NOTES_MAX ? ph->filesz : NOTES_MAX;
+			seg = ph->filesz < UINT64_MAX - seg ? seg + ph->filesz : UINT64_MAX;
 	}
 	uint64_t bytes = found ? sec : seg;
 	int n = pfelf_note_count(v->f);
-	return membudget_chunk(pow2_at_least(n > 0 ? (uint64_t)n : 0) * NOTE_ENTRY) +
-	       membudget_chunk(2 * (bytes < NOTES_MAX ? bytes : NOTES_MAX));
+	return membudget_chunk(pfelf_cost_note_array(n > 0 ? (uint64_t)n : 0)) +
+	       membudget_chunk(pfelf_cost_note_data(bytes));
 }
 
 uint64_t view_cost(const struct bview *v)
@@ -135,27 +110,6 @@ uint64_t view_cost(const struct bview *v)
 	if (v->comp)
 		c += membudget_chunk(((uint64_t)v->ncomp + 64) * sizeof(*v->comp));
 	return c + tables_cost(v) + notes_cost(v);
-}
-
-/* pfelf's metadata tables of one section (copies, decoded forms, indexes). */
-static uint64_t section_meta(const pfelf_shdr *sh, uint32_t shstrndx)
-{
-	switch (sh->type) {
-	case SHT_SYMTAB:
-	case SHT_DYNSYM:
-		return sh->size / SYM_FACTOR_DEN * SYM_FACTOR_NUM + SYM_FACTOR_NUM;
-	case SHT_STRTAB:
-		return sh->index == shstrndx ? 0 : sh->size + 1;
-	case SHT_SYMTAB_SHNDX:
-		return sh->size;
-	case SHT_HASH:
-	case SHT_GNU_HASH:
-	case SHT_GNU_verdef:
-	case SHT_GNU_verneed:
-	case SHT_GNU_versym:
-		return sh->size * WIDE_FACTOR;
-	}
-	return 0;
 }
 
 /* What the dynamic entries say (the ones pfelf reads: PT_DYNAMIC, else
@@ -265,7 +219,7 @@ uint64_t view_meta_cost(const struct bview *v)
 		if (!sh)
 			continue;
 		has_dynsym |= sh->type == SHT_DYNSYM;
-		c += section_meta(sh, v->eh.shstrndx);
+		c += pfelf_cost_section_tables(sh, v->eh.shstrndx);
 	}
 	return c + dynamic_meta(v, has_dynsym);
 }

@@ -640,6 +640,45 @@ PFELF_API int pfelf_note_get(pfelf_file *f, uint32_t index, pfelf_note *out);
  */
 PFELF_API int pfelf_build_id(pfelf_file *f, const uint8_t **id);
 
+/* ------------------------------------------------------------ table costs */
+
+/*
+ * Upper bounds of what pfelf allocates for the tables of a handle, for a
+ * caller that keeps a memory budget: each in bytes of one allocation (the
+ * caller adds its allocator's overhead), each defined beside the code that
+ * makes that allocation. Pure functions of their arguments, no handle.
+ */
+
+/**
+ * The copy of the section name table, of size bytes (sh_size of section
+ * e_shstrndx). Returns size, or 0 when pfelf copies no table that large
+ * (more than 64 MiB) or empty.
+ */
+PFELF_API uint64_t pfelf_cost_name_table(uint64_t size);
+
+/**
+ * The array of count decoded notes (pfelf_note_count), grown by doubling
+ * from 16 entries. Returns its bytes at its largest.
+ */
+PFELF_API uint64_t pfelf_cost_note_array(uint64_t count);
+
+/**
+ * The buffer of the note names and descriptors copied from note regions
+ * (the SHT_NOTE sections, else the PT_NOTE segments) of region bytes in
+ * all; grown by doubling, at most 64 MiB of notes copied. Returns its bytes
+ * at its largest.
+ */
+PFELF_API uint64_t pfelf_cost_note_data(uint64_t region);
+
+/**
+ * The tables pfelf copies and decodes from section sh when asked for them:
+ * a symbol table with its by-name index, a string table (none for
+ * shstrndx, the section name table: see pfelf_cost_name_table), the
+ * SHT_SYMTAB_SHNDX words, hash and version tables. Returns 0 for other
+ * sections. The address index of pfelf_symbol_at() is not counted.
+ */
+PFELF_API uint64_t pfelf_cost_section_tables(const pfelf_shdr *sh, uint32_t shstrndx);
+
 /* ------------------------------------------------ build id without a handle */
 
 /** Shortest and longest GNU build id pfelf_scan_build_id() returns. */

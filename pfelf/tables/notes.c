@@ -37,6 +37,21 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+PFELF_API uint64_t pfelf_cost_note_array(uint64_t count)
+{
+	uint64_t cap = 16; /* as grow() */
+	while (cap < count)
+		cap <<= 1;
+	return cap * sizeof(struct pfelf__note);
+}
+
+PFELF_API uint64_t pfelf_cost_note_data(uint64_t region)
+{
+	/* grow() doubles past what the notes need, which add_region keeps
+	 * within MAX_NOTES_BYTES and within the bytes of their regions. */
+	return 2 * (region < MAX_NOTES_BYTES ? region : MAX_NOTES_BYTES);
+}
+
 /* Append one note whose header starts at raw[at]; its name and descriptor
  * have been checked to lie inside raw. */
 static int add_note(struct builder *b, const uint8_t *name, const uint8_t *desc,
