@@ -230,11 +230,10 @@ struct pfelf_file {
 	pfelf_phdr *ph; /* phnum entries */
 
 	/* The other tables (symbols, versions, hash, notes, dynamic; tables_i.h),
-	 * allocated on first use through tables_state and freed by
-	 * pfelf__tables_free(), which pfelf__free() must call. */
+	 * allocated on first use through tables_state; tables_free, set with
+	 * them (tables.c), frees them and is called by pfelf__free. */
 	_Atomic int tables_state;
 	struct pfelf_tables *tables;
-	/* Frees tables: set with it (tables.c), called by pfelf__free. */
 	void (*tables_free)(pfelf_file *f);
 
 	/* A member of an archive (archive.c): ar is held until the handle is
@@ -320,7 +319,7 @@ pfelf_file *pfelf__alloc(void) PFELF_HIDDEN;
 /* Free f and all it holds: backend, archive, tables, headers (handle.c). */
 void pfelf__free(pfelf_file *f) PFELF_HIDDEN;
 
-/* Lazy table loading. A loader fills one table of f: 0 or -errno; ctx is
+/* Lazy table loading (once.c). A loader fills one table of f: 0 or -errno; ctx is
  * what its caller passed (which table, for loaders of several). */
 typedef int (*pfelf__loader)(pfelf_file *f, void *ctx);
 /* Run load(f, ctx) once under lock (state: 0 not yet, 1 done, or the

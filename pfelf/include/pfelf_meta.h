@@ -225,6 +225,26 @@ PFELF_API uint64_t pfelf_cost_note_data(uint64_t region);
  */
 PFELF_API uint64_t pfelf_cost_section_tables(const pfelf_shdr *sh, uint32_t shstrndx);
 
+/** What pfelf_cost_dynamic() finds: bytes of one allocation each. */
+typedef struct pfelf_dynamic_cost {
+	uint64_t entries;        /* the decoded entries (0: no dynamic section) */
+	uint64_t strings;        /* the copy of the dynamic string table */
+	uint64_t symbols;        /* without a .dynsym section, the table of DT_SYMTAB
+	                            with its index, hash and version tables (several
+	                            allocations in all); else 0 */
+	uint64_t symbol_strings; /* that table's copy of the strings; else 0 */
+} pfelf_dynamic_cost;
+
+/**
+ * The tables pfelf makes from the dynamic entries of f (the first
+ * PT_DYNAMIC in the file, else a SHT_DYNAMIC section): the entries read
+ * here 4 KiB at a time, never loaded or kept, at most as many as pfelf
+ * decodes. The string table is bounded by DT_STRSZ and by the largest
+ * PT_LOAD. Returns 0 (*out all zero when f has no dynamic entries), or
+ * -EINVAL for a NULL argument.
+ */
+PFELF_API int pfelf_cost_dynamic(pfelf_file *f, pfelf_dynamic_cost *out);
+
 /* ------------------------------------------------ build id without a handle */
 
 /** Shortest and longest GNU build id pfelf_scan_build_id() returns. */

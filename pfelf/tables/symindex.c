@@ -1,8 +1,8 @@
-/* Lookups in a symbol table through indexes built on first use: by name
- * (entry indexes sorted by name) and by address (defined, sized symbols
- * sorted by address, with a running maximum of their ends so that the
- * search for the symbol containing an address stops as soon as no earlier
- * symbol can reach it). */
+/* A symbol with its version (pfelf_symbol), and lookups in a symbol table
+ * through indexes built on first use: by name (entry indexes sorted by
+ * name) and by address (defined, sized symbols sorted by address, with a
+ * running maximum of their ends so that the search for the symbol
+ * containing an address stops as soon as no earlier symbol can reach it). */
 #include "tables/tables_i.h"
 
 #include <stdlib.h>

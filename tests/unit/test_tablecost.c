@@ -2,8 +2,10 @@
  * pfelf's table costs (pfelf_cost_*, pfelf.h) against what pfelf really
  * allocates: on every fixture pfelf opens, the tables are loaded (section
  * names, notes, both symbol tables with their by-name index, hash and
- * version tables) and each allocation's usable size, as malloc reports it,
- * must stay within the bound of the allocation plus malloc's rounding.
+ * version tables, the dynamic entries and strings, the symbols of
+ * DT_SYMTAB of a file without sections) and each allocation's usable
+ * size, as malloc reports it, must stay within the bound of the
+ * allocation plus malloc's rounding.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,12 +139,48 @@ static unsigned check_dynamic(const char *name, pfelf_file *f)
 	return seen;
 }
 
+/* The dynamic entries, their strings and, without a .dynsym section, the
+ * symbols of DT_SYMTAB with their index, hash and version tables. */
+static unsigned check_dynamic_cost(const char *name, pfelf_file *f)
+{
+	pfelf_dynamic_cost c;
+	assert_int_equal(pfelf_cost_dynamic(f, &c), 0);
+	if (pfelf_dynamic_count(f) <= 0)
+		return 0;
+	const struct pfelf__dyn *d = &f->tables->dyn;
+	within(name, "dynamic entries", usable(d->ents), c.entries, 1);
+	uint32_t strsec = 0; /* the string table of a SHT_DYNAMIC section, when no DT_STRSZ */
+	for (int i = 1; i < pfelf_section_count(f); i++) {
+		const pfelf_shdr *sh;
+		if (pfelf_section(f, (uint32_t)i, &sh) == 0 && sh->type == SHT_DYNAMIC)
+			strsec = sh->link;
+	}
+	uint64_t dynstr = section_bound(f, strsec);
+	within(name, "dynamic strings", usable(d->str), c.strings > dynstr ? c.strings : dynstr, 1);
+	if (first_of_type(f, SHT_DYNSYM))
+		return 1;
+	pfelf_sym s;
+	(void)pfelf_symbol_find(f, PFELF_DYNSYM, "main", &s);
+	(void)pfelf_symbol_lookup(f, "main", &s);
+	(void)pfelf_symbol(f, PFELF_DYNSYM, 1, &s);
+	const struct pfelf__symtab *t = &f->tables->sym[PFELF_DYNSYM];
+	const struct pfelf__hash *h = &f->tables->hash;
+	const struct pfelf__versions *v = &f->tables->ver;
+	within(name, "DT_SYMTAB symbols and their tables",
+	       usable(t->raw) + usable(t->byname) + usable(h->gnu_bloom) + usable(h->gnu_buckets) +
+	               usable(h->gnu_chain) + usable(h->sysv_bucket) + usable(h->sysv_chain) +
+	               usable(v->versym) + usable(v->defs) + usable(v->needs),
+	       c.symbols, 10);
+	within(name, "DT_SYMTAB strings", usable(t->str), c.symbol_strings, 1);
+	return t->raw ? 10 : 1;
+}
+
 static void test_bounds_hold(void **state)
 {
 	(void)state;
 	const char *const *names, *const *kinds;
 	size_t n = tb_manifest(&names, &kinds);
-	unsigned shstr = 0, notes = 0, syms = 0, dyn = 0;
+	unsigned shstr = 0, notes = 0, syms = 0, dyn = 0, dyncost = 0;
 	for (size_t i = 0; i < n; i++) {
 		pfelf_file *f;
 		if (pfelf_open(tb_fixture(names[i]), PFELF_OPEN_NOMMAP, &f) < 0)
@@ -158,10 +196,13 @@ static void test_bounds_hold(void **state)
 		syms += check_symbols(names[i], f, PFELF_SYMTAB);
 		syms += check_symbols(names[i], f, PFELF_DYNSYM);
 		dyn += check_dynamic(names[i], f);
+		dyncost += check_dynamic_cost(names[i], f);
 		pfelf_close(f);
 	}
 	/* what the fixtures hold: exec, pie and libshared.so have all of it */
 	assert_true(shstr >= 8 && notes >= 3 && syms >= 6 && dyn >= 3);
+	/* exec, pie, libshared.so; noshdr: its symbols through DT_SYMTAB */
+	assert_true(dyncost >= 13);
 }
 
 /* The bounds themselves: the array doubles from 16, note data is capped,
