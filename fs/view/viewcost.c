@@ -69,30 +69,13 @@ static uint64_t tables_cost(const struct bview *v)
 }
 
 /* pfelf's notes, which the build id has read at parse: their array, and
- * their names and descriptors (at most the bytes of their regions: the
- * SHT_NOTE sections when there are some, else the PT_NOTE segments). */
+ * their names and descriptors. */
 static uint64_t notes_cost(const struct bview *v)
 {
-	uint64_t sec = 0, seg = 0;
-	bool found = false;
-	for (uint32_t i = 1; i < v->nsec; i++) {
-		const pfelf_shdr *sh;
-		if (pfelf_section(v->f, i, &sh) < 0 || sh->type != SHT_NOTE)
-			continue;
-		found = true;
-		if (!(sh->status & PFELF_ST_OUT_OF_FILE))
-			sec = sh->size < UINT64_MAX - sec ? sec + sh->size : UINT64_MAX;
-	}
-	for (uint32_t i = 0; !found && i < v->nseg; i++) {
-		const pfelf_phdr *ph;
-		if (pfelf_segment(v->f, i, &ph) == 0 && ph->type == PT_NOTE &&
-		    !(ph->status & PFELF_ST_OUT_OF_FILE))
-			seg = ph->filesz < UINT64_MAX - seg ? seg + ph->filesz : UINT64_MAX;
-	}
-	uint64_t bytes = found ? sec : seg;
-	int n = pfelf_note_count(v->f);
-	return membudget_chunk(pfelf_cost_note_array(n > 0 ? (uint64_t)n : 0)) +
-	       membudget_chunk(pfelf_cost_note_data(bytes));
+	pfelf_notes_cost n;
+	if (pfelf_cost_notes(v->f, &n) < 0)
+		return 0;
+	return membudget_chunk(n.array) + membudget_chunk(n.data);
 }
 
 uint64_t view_cost(const struct bview *v)

@@ -202,19 +202,20 @@ PFELF_API int pfelf_build_id(pfelf_file *f, const uint8_t **id);
  */
 PFELF_API uint64_t pfelf_cost_name_table(uint64_t size);
 
-/**
- * The array of count decoded notes (pfelf_note_count), grown by doubling
- * from 16 entries. Returns its bytes at its largest.
- */
-PFELF_API uint64_t pfelf_cost_note_array(uint64_t count);
+/** What pfelf_cost_notes() finds: bytes of one allocation each. */
+typedef struct pfelf_notes_cost {
+	uint64_t array; /* the decoded notes: an array grown by doubling from 16 */
+	uint64_t data;  /* their names and descriptors: a buffer grown by doubling,
+	                   from the bytes of their regions (at most 64 MiB) */
+} pfelf_notes_cost;
 
 /**
- * The buffer of the note names and descriptors copied from note regions
- * (the SHT_NOTE sections, else the PT_NOTE segments) of region bytes in
- * all; grown by doubling, at most 64 MiB of notes copied. Returns its bytes
- * at its largest.
+ * The notes of f (pfelf_note_count, which loads them when not done yet):
+ * their array and their data, from the regions they come from (the
+ * SHT_NOTE sections when there are some, else the PT_NOTE segments).
+ * Returns 0, or -EINVAL for a NULL argument.
  */
-PFELF_API uint64_t pfelf_cost_note_data(uint64_t region);
+PFELF_API int pfelf_cost_notes(pfelf_file *f, pfelf_notes_cost *out);
 
 /**
  * The tables pfelf copies and decodes from section sh when asked for them:
