@@ -39,6 +39,17 @@ static unsigned bucket_of(const pfelf_identity *id)
 	return (unsigned)(h % NBUCKETS);
 }
 
+PFELF_API void pfelf_identity_of(const struct stat *st, pfelf_identity *id)
+{
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
+	id->size = (uint64_t)st->st_size;
+	id->mtime_sec = st->st_mtim.tv_sec;
+	id->mtime_nsec = st->st_mtim.tv_nsec;
+	id->ctime_sec = st->st_ctim.tv_sec;
+	id->ctime_nsec = st->st_ctim.tv_nsec;
+}
+
 PFELF_API bool pfelf_identity_equal(const pfelf_identity *a, const pfelf_identity *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&

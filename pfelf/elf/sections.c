@@ -13,6 +13,11 @@
  * buffer on the stack. */
 #define RAW_ON_STACK 16384
 
+PFELF_API uint64_t pfelf_cost_name_table(uint64_t size)
+{
+	return size == 0 || size > MAX_NAME_TABLE ? 0 : size; /* load_names' copy */
+}
+
 /* Copy the section name table (from the ahead bytes read just before
  * shoff when it lies there); on any problem names stay unresolved. */
 static void load_names(pfelf_file *f, const uint8_t *ahead, uint64_t ahead_len)
