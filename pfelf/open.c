@@ -1,5 +1,5 @@
 /* Opening and closing handles; choosing the backend. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef PFELF_ARCHIVE_I_H
 #define PFELF_ARCHIVE_I_H
 
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #define AR_MAGIC_LEN 8
 #define AR_HDR_LEN   60

@@ -1,6 +1,6 @@
 /* The pread backend: a descriptor owned by the handle. A short read means
  * the file shrank since open: -EIO. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 /* A handle's memory: allocated blank, freed with all that hangs on it
  * (what higher layers attach is freed through the hook they set). */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdlib.h>
 

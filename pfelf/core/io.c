@@ -1,6 +1,6 @@
 /* Bytes of a file into the caller's memory: a checked range through the
  * handle's backend, a bounded table copy, pread to the end. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdlib.h>
 #include <unistd.h>

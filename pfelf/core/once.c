@@ -1,6 +1,6 @@
 /* Lazy loading: a loader run once per table, its success or permanent
  * error kept for every later call. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 /* Run load(f, ctx) once under lock; remember success and a permanent error. */
 int pfelf__once(pfelf_file *f, pthread_mutex_t *lock, _Atomic int *state, pfelf__loader load,

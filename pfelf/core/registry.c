@@ -7,7 +7,7 @@
  * changed has another identity, so it gets a fresh mapping while readers of
  * the old one keep theirs.
  */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdlib.h>
 #include <string.h>

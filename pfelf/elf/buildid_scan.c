@@ -9,7 +9,7 @@
  * notes or names lie elsewhere. Every offset and size is checked against
  * the file size.
  */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdlib.h>
 

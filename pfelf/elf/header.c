@@ -1,5 +1,5 @@
 /* Decoding and validating the ELF header, extended numbering included. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* The section table: loaded on first use, names resolved, looked up by
  * index or by name (through an index sorted on first use). */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdlib.h>
 #include <string.h>

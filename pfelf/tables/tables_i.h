@@ -12,7 +12,7 @@
 #ifndef PFELF_TABLES_I_H
 #define PFELF_TABLES_I_H
 
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 /* One symbol table: raw entries and the string table, both copies. */
 struct pfelf__symtab {
