@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The build-id index (issue 13): how fast the first walk indexes a tree and
+"""The build-id index: how fast the first walk indexes a tree and
 how much memory it keeps per file, against `find SRC -type f | xargs
 readelf -n` over the same tree (what a script that builds such an index
 by hand runs) and against debuginfod's own scanner (`debuginfod -F`, when

@@ -1,4 +1,4 @@
-"""Issue 20: what checking other users against SOURCE costs (fs/access.c).
+"""access: what checking other users against SOURCE costs (fs/source/access.c).
 
 The same mount twice in one run: without allow_other, read by its owner
 (root: no check), and with allow_other, read by nobody (every lookup,

@@ -1,7 +1,7 @@
-"""Issue 14: the I/O policy of section files (fs/iopolicy.c). What users
+"""io: the I/O policy of section files (fs/tree/iopolicy.c). What users
 run on a 1 GiB section, cold (the mount's page cache dropped, the source's
-warm) and warm (the same command again at once), through elffs as it was
-(page cache, st_blksize 4096: `-o iosize=4096`), as it is by default (page
+warm) and warm (the same command again at once), through elffs with
+st_blksize 4096 (page cache, `-o iosize=4096`), by default (page
 cache, st_blksize 1 MiB), with `-o direct_io=on` (FOPEN_DIRECT_IO), through
 the bare FUSE server (page cache with keep_cache, and direct_io), against a
 direct pread of the same bytes of the source in the same run:

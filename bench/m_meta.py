@@ -90,7 +90,7 @@ def first_lookup(ctx, obj, last):
             ms < 100, note="libelf in-process: %.1f ms" % base["one_libelf_ms"])
 
 
-# Issue 14: the first `ls -l` of a directory of about 1,200 files on a fresh
+# lsdir: the first `ls -l` of a directory of about 1,200 files on a fresh
 # mount (each ELF file is probed to be shown as a directory), against the
 # same command on the source and on the bare FUSE server: one directory of
 # as many empty files, with and without readdirplus, and with as many of

@@ -5,9 +5,9 @@
          [--out DIR] [--elffs-opts OPT,...]
 
 Groups, in order: libelf (5), meta (4), seq (1, 2, 6), rand (3, 6),
-memory (7), sweep (the plot's data), io (issue 14: I/O policy),
-lsdir (issue 14: first ls -l of a 1,200-file directory), access (issue 20:
-other users checked against SOURCE under allow_other). Needs root (drop_caches, bdi
+memory (7), sweep (the plot's data), io (the I/O policy),
+lsdir (first ls -l of a 1,200-file directory), access (other users
+checked against SOURCE under allow_other). Needs root (drop_caches, bdi
 read_ahead_kb) and /dev/fuse. Exits 1 if a group failed.
 """
 import argparse

@@ -7,7 +7,9 @@
 #include "source/access.h"
 #include "buildid/buildid_index.h"
 #include "buildid/debuginfod.h"
+#include "cache/bincache.h"
 #include "cache/dcache.h"
+#include "content/entries.h"
 #include "base/elffs.h"
 #include "base/handles.h"
 #include "ops/initext.h"
@@ -277,12 +279,21 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 			elog(LOG_ERR, "%s: %s", o->source, strerror(-ret));
 		return ELFFS_EXIT_SOURCE;
 	}
-	if ((ret = nodes_init(kind, &st)) < 0) {
+	static const struct node_binary_ops binaries = {binary_new, binary_destroy};
+	entries_init();
+	bincache_init();
+	dcache_init();
+	membudget_count_nodes(nodes_count);
+	if ((ret = nodes_init(kind, &st, &binaries)) < 0) {
 		elog(LOG_ERR, "%s: %s", o->source, strerror(-ret));
 		return ELFFS_EXIT_SYSTEM;
 	}
 	if (load_libgcc_s() < 0)
 		return ELFFS_EXIT_SYSTEM;
+	if ((ret = ops_file_init()) < 0) {
+		elog(LOG_ERR, "read buffers: %s", strerror(-ret));
+		return ELFFS_EXIT_SYSTEM;
+	}
 	raise_nofile();
 	/* NULL: an unknown option (libfuse names it), or out of memory. */
 	struct fuse_session *se = fuse_session_new(args, &elffs_ops, sizeof(elffs_ops), NULL);

@@ -1,60 +1,11 @@
 /* Opening and closing handles; choosing the backend. */
-#include "core/pfelf_i.h"
-#include "tables/tables_i.h"
+#include "pfelf_i.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-pfelf_file *pfelf__alloc(void)
-{
-	pfelf_file *f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	f->fd = -1;
-	pthread_mutex_init(&f->lock, NULL);
-	return f;
-}
-
-void pfelf__free(pfelf_file *f)
-{
-	pfelf__tables_free(f);
-	if (f->ops)
-		f->ops->release(f);
-	if (f->ar)
-		pfelf__archive_put(f->ar);
-	free(f->path);
-	free(f->sh);
-	free(f->shstr);
-	nameset_free(&f->byname);
-	free(f->ph);
-	pthread_mutex_destroy(&f->lock);
-	free(f);
-}
-
-int pfelf__finish_open(pfelf_file *f, pfelf_file **out)
-{
-	int ret = pfelf__parse_header(f);
-	if (ret < 0) {
-		pfelf__free(f);
-		return ret;
-	}
-	*out = f;
-	return 0;
-}
-
-PFELF_API void pfelf_identity_of(const struct stat *st, pfelf_identity *id)
-{
-	id->dev = (uint64_t)st->st_dev;
-	id->ino = (uint64_t)st->st_ino;
-	id->size = (uint64_t)st->st_size;
-	id->mtime_sec = st->st_mtim.tv_sec;
-	id->mtime_nsec = st->st_mtim.tv_nsec;
-	id->ctime_sec = st->st_ctim.tv_sec;
-	id->ctime_nsec = st->st_ctim.tv_nsec;
-}
 
 /* A descriptor of f's own for fd: fd itself when the caller gave it away
  * (own), else a duplicate. */
@@ -269,25 +220,4 @@ PFELF_API int pfelf_get_identity(const pfelf_file *f, pfelf_identity *id)
 PFELF_API int pfelf_is_elf_magic(const void *buf, size_t len)
 {
 	return buf && len >= 4 && memcmp(buf, "\177ELF", 4) == 0;
-}
-
-/* Run load(f, ctx) once under lock; remember success and a permanent error. */
-int pfelf__once(pfelf_file *f, pthread_mutex_t *lock, _Atomic int *state, pfelf__loader load,
-                void *ctx)
-{
-	int st = atomic_load_explicit(state, memory_order_acquire);
-	if (st != 0)
-		return st > 0 ? 0 : st;
-	pthread_mutex_lock(lock);
-	st = atomic_load_explicit(state, memory_order_relaxed);
-	if (st == 0) {
-		int ret = load(f, ctx);
-		st = ret == 0 ? 1 : ret;
-		/* -EINVAL is a property of the file: remember it. -EIO and
-		 * -ENOMEM are transient: the next call tries again. */
-		if (ret == 0 || ret == -EINVAL)
-			atomic_store_explicit(state, st, memory_order_release);
-	}
-	pthread_mutex_unlock(lock);
-	return st > 0 ? 0 : st;
 }

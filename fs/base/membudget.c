@@ -2,7 +2,6 @@
 #include "base/membudget.h"
 #include "base/elffs.h"
 #include "base/log.h"
-#include "node/nodes.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +18,7 @@ static uint64_t limit = (uint64_t)MEMBUDGET_DEFAULT_MB * MiB;
 static _Atomic uint64_t used;
 static _Atomic uint64_t held[MB_NKINDS];
 static const struct membudget_source *sources[MB_NKINDS];
+static uint64_t (*node_counter)(void); /* the node table's count of live nodes */
 static _Atomic uint64_t last_trim;
 static struct elog_limit log_limit; /* refusal lines */
 
@@ -56,6 +56,11 @@ uint64_t membudget_limit(void)
 void membudget_register(enum membudget_kind k, const struct membudget_source *s)
 {
 	sources[k] = s;
+}
+
+void membudget_count_nodes(uint64_t (*count)(void))
+{
+	node_counter = count;
 }
 
 /* Take bytes if they fit now. */
@@ -99,7 +104,7 @@ void membudget_stats_get(struct membudget_stats *st)
 	st->limit = limit;
 	for (int k = 0; k < MB_NKINDS; k++)
 		st->held[k] = atomic_load(&held[k]);
-	st->nodes = nodes_count() * MEMBUDGET_NODE_BYTES;
+	st->nodes = node_counter ? node_counter() * MEMBUDGET_NODE_BYTES : 0;
 }
 
 /* One line for a refusal, at most one per LOG_EVERY_NS (the others counted). */

@@ -14,8 +14,8 @@
  * seconds.
  *
  * Nodes are not evicted (the kernel decides how many live): they are
- * counted in the reported total only, as nodes_count() times
- * MEMBUDGET_NODE_BYTES.
+ * counted in the reported total only, as the node counter's figure
+ * (membudget_count_nodes) times MEMBUDGET_NODE_BYTES.
  */
 #ifndef ELFFS_MEMBUDGET_H
 #define ELFFS_MEMBUDGET_H
@@ -59,6 +59,10 @@ uint64_t membudget_limit(void);
 
 /* Register the cache of kind k as a source of evictions. */
 void membudget_register(enum membudget_kind k, const struct membudget_source *s);
+
+/* Count the live nodes with count for the reported total (the node table's
+ * counter, given at start); none is reported before. */
+void membudget_count_nodes(uint64_t (*count)(void));
 
 /*
  * Reserve bytes for kind k, for an object that holds own bytes already

@@ -1,5 +1,8 @@
 /* The build-id index of SOURCE (buildid_index.h): its thread and queries. */
+#include "buildid/buildid_index.h"
+#include "buildid/buildid_calls.h"
 #include "buildid/buildid_table.h"
+#include "buildid/buildid_walk.h"
 #include "base/elffs.h"
 #include "base/log.h"
 

@@ -1,5 +1,5 @@
 /*
- * The build-id index of SOURCE (issue 13): every ELF file below SOURCE
+ * The build-id index of SOURCE: every ELF file below SOURCE
  * that has a GNU build id note, by that id. Built on first use by one walk
  * of SOURCE on a thread of its own (buildid_read.h: a few preads per file,
  * no mapping); until the walk is done, a query waits for it. Kept current:

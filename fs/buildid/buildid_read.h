@@ -1,24 +1,21 @@
 /*
- * The build id of one file from a few preads (no mapping): the ELF header,
- * the notes (SHT_NOTE sections, or PT_NOTE segments when the file has no
- * section headers, as readelf -n), and the section names that tell a
- * separate debug file (.debug_info with bytes, .text NOBITS). The first
- * 4 KiB and the section header table (with the 4 KiB before it, where
- * linkers put the section name table) are read at once: one pread for a
- * small file, two for most others, a few more only when notes or names lie
- * elsewhere. Every offset and size is checked against the file size.
+ * The build id of one file from a few preads (no mapping, no handle):
+ * pfelf_scan_build_id (pfelf.h), which also tells a separate debug file,
+ * with the index's bounds and a pread of a descriptor.
  */
 #ifndef ELFFS_BUILDID_READ_H
 #define ELFFS_BUILDID_READ_H
+
+#include "pfelf.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Build ids from 2 to 64 bytes are indexed (NT_GNU_BUILD_ID is 8 to 20
- * bytes in practice; 64 bytes keep <rest>.debug within NAME_MAX). */
-#define BID_MIN 2
-#define BID_MAX 64
+/* Build ids from 2 to 64 bytes are indexed (8 to 20 bytes in practice;
+ * 64 bytes keep <rest>.debug within NAME_MAX): pfelf's scan's bounds. */
+#define BID_MIN PFELF_SCAN_ID_MIN
+#define BID_MAX PFELF_SCAN_ID_MAX
 
 struct bid_file {
 	uint8_t id[BID_MAX];
@@ -40,7 +37,7 @@ int bid_read(int fd, uint64_t size, struct bid_file *out);
 
 /* How bid_read_with reads: like pread (len bytes at off of src into buf),
  * the bytes read (0 past the end) or -errno. */
-typedef ssize_t (*bid_reader_fn)(void *src, void *buf, size_t len, uint64_t off);
+typedef pfelf_read_fn bid_reader_fn;
 
 /* bid_read through read(src, ...) instead of a descriptor (the same rule:
  * info tells a malformed note with it, through a view's handle). When

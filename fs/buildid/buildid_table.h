@@ -1,13 +1,13 @@
 /*
  * The tables of the build-id index, shared by its files (private to
- * buildid_index.c, buildid_table.c, buildid_walk.c): entries of indexed
+ * buildid_index.c, buildid_table.c, buildid_walk.c, buildid_calls.c): entries of indexed
  * files and directories in arrays of slots, their names and ids in one
  * byte pool, all under ix.mu (the counters are atomic, read without it).
  */
 #ifndef ELFFS_BUILDID_TABLE_H
 #define ELFFS_BUILDID_TABLE_H
 
-#include "buildid/buildid_index.h"
+#include "buildid/buildid_read.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -102,12 +102,5 @@ int bidx_ent_set(uint32_t dir, uint32_t i, const char *name, uint64_t fp, const 
 
 /* Copy the live names and ids into a new pool when half of it is dead. */
 void bidx_pool_compact(void);
-
-/* Look at SOURCE (buildid_walk.c): the whole walk the first time, what
- * changed after (ix.mu held; released across every system call). */
-void bidx_look(void);
-
-/* At exit: the walk's idle helper thread ends (buildid_walk.c). */
-void bidx_walk_helper_stop(void);
 
 #endif /* ELFFS_BUILDID_TABLE_H */

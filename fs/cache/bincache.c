@@ -4,10 +4,12 @@
  * the handles nobody pins; idle cores given back to the memory budget.
  */
 #include "cache/bincache.h"
-#include "content/arview.h"
-#include "base/log.h"
-#include "cache/dcache.h"
+#include "base/errors.h"
 #include "base/membudget.h"
+#include "cache/core.h"
+#include "cache/corefind.h"
+#include "cache/members.h"
+#include "cache/opening.h"
 #include "source/source.h"
 
 #include <errno.h>
@@ -19,8 +21,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define CLOSE_BATCH 16   /* handles closed per eviction pass (the next pass goes on) */
-#define ID_BUCKETS  4096 /* buckets of the identity table */
+#define CLOSE_BATCH 16 /* handles closed per eviction pass (the next pass goes on) */
 
 struct binary {
 	pthread_mutex_t build; /* one parse at a time per binary */
@@ -37,46 +38,20 @@ struct graveyard {
 	unsigned nhandles;
 };
 
+/* An empty graveyard named g. */
+#define GRAVEYARD(g) struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)}
+
+/* What lookup, adopt and share found, besides an -errno. */
+enum found {
+	FOUND_OPEN,   /* *out pinned, its core's handle open (the caller's 0) */
+	FOUND_NONE,   /* no view yet */
+	FOUND_CLOSED, /* *out pinned, its core's handle closed: reinstated() opens it */
+};
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Cores whose open handle nobody pins, oldest first. */
 static TAILQ_HEAD(, bview) lru = TAILQ_HEAD_INITIALIZER(lru);
-static unsigned live, live_fds;         /* open handles; those holding a descriptor */
-static struct bview *by_id[ID_BUCKETS]; /* cores by file identity */
-
-/* ------------------------------------------------------------ identities */
-
-static size_t id_bucket(const pfelf_identity *id)
-{
-	uint64_t h = id->ino * 0x9e3779b97f4a7c15ULL;
-	h ^= id->dev + (h << 6) + (h >> 2);
-	h ^= (uint64_t)id->mtime_nsec + id->size;
-	return (size_t)(h ^ (h >> 29)) % ID_BUCKETS;
-}
-
-/* The core of identity id (lock held), or NULL. */
-static struct bview *core_find(const pfelf_identity *id)
-{
-	struct bview *c = by_id[id_bucket(id)];
-	while (c && memcmp(&c->id, id, sizeof(*id)) != 0)
-		c = c->hash_next;
-	return c;
-}
-
-static void core_insert(struct bview *c)
-{
-	size_t i = id_bucket(&c->id);
-	c->hash_next = by_id[i];
-	by_id[i] = c;
-}
-
-static void core_remove(struct bview *c)
-{
-	struct bview **p = &by_id[id_bucket(&c->id)];
-	while (*p && *p != c)
-		p = &(*p)->hash_next;
-	if (*p)
-		*p = c->hash_next;
-}
+static unsigned live, live_fds; /* open handles; those holding a descriptor */
 
 /* ------------------------------------------------------------- the LRU */
 
@@ -143,7 +118,7 @@ static void core_gone(struct bview *c, struct graveyard *g)
 {
 	core_remove(c);
 	if (view_is_open(c))
-		handle_closing(c); /* view_free closes it, unlocked */
+		handle_closing(c); /* core_free closes it, unlocked */
 	bury_later(g, c);
 }
 
@@ -267,18 +242,12 @@ static bool shed_batch(struct graveyard *g)
 
 static void bury(struct graveyard *g)
 {
-	for (unsigned i = 0; i < g->nhandles; i++) {
-		pfelf_close(g->handles[i].f);
-		pfelf_archive_close(g->handles[i].arch);
-	}
+	for (unsigned i = 0; i < g->nhandles; i++)
+		bincache_handle_close(g->handles[i]);
 	struct bview *v;
 	while ((v = TAILQ_FIRST(&g->views))) {
 		TAILQ_REMOVE(&g->views, v, lru);
-		if (v->core == v) {
-			src_handle_free(v->fh);
-			dcache_forget(v->serial);
-		}
-		view_free(v);
+		core_free(v);
 	}
 }
 
@@ -286,7 +255,7 @@ void bincache_shed_fds(void)
 {
 	bool more = true;
 	while (more) {
-		struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+		GRAVEYARD(g);
 		pthread_mutex_lock(&lock);
 		more = shed_batch(&g);
 		pthread_mutex_unlock(&lock);
@@ -317,7 +286,7 @@ static bool budget_oldest(uint64_t *stamp)
 
 static bool budget_evict(void)
 {
-	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	GRAVEYARD(g);
 	pthread_mutex_lock(&lock);
 	struct bview *c = oldest_idle();
 	if (c)
@@ -329,9 +298,10 @@ static bool budget_evict(void)
 
 static const struct membudget_source budget_source = {budget_oldest, budget_evict};
 
-static void register_budget(void)
+void bincache_init(void)
 {
 	membudget_register(MB_VIEWS, &budget_source);
+	src_set_fd_shedder(bincache_shed_fds);
 }
 
 /* ------------------------------------------------------------ binaries */
@@ -356,7 +326,7 @@ void binary_destroy(struct binary *b)
 
 void bincache_invalidate(struct binary *b, uint64_t gen)
 {
-	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	GRAVEYARD(g);
 	pthread_mutex_lock(&lock);
 	if (b->view && b->view->gen < gen)
 		detach(b->view, &g);
@@ -364,67 +334,15 @@ void bincache_invalidate(struct binary *b, uint64_t gen)
 	bury(&g);
 }
 
-/* Open fd as an ELF file (archive false) or an ar archive, tried again
- * when out of descriptors (the pread backend keeps a duplicate). */
-static int open_fd(int fd, bool archive, struct vhandle *h)
-{
-	unsigned tries = 0;
-	int ret;
-	*h = (struct vhandle){NULL, NULL};
-	do
-		ret = archive ? pfelf_archive_open_fd(fd, elffs.pfelf_flags, &h->arch)
-		              : pfelf_open_fd(fd, elffs.pfelf_flags, &h->f);
-	while (src_fd_retry(ret, &tries));
-	return ret;
-}
-
-static void handle_close(struct vhandle h)
-{
-	pfelf_close(h.f);
-	pfelf_archive_close(h.arch);
-}
-
-/* Open the source of a->root again; -ENOENT when the binary is gone (no
- * file on its path, or a directory on that path became something else),
- * -EIO when it cannot be opened or is not the file of a any more. */
-static int reopen(const struct bview *a, struct vhandle *out)
-{
-	int fd = src_open_file(a->root);
-	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
-		return -ENOENT;
-	if (fd < 0)
-		return -EIO;
-	struct stat st;
-	pfelf_identity id;
-	struct vhandle h = {NULL, NULL};
-	int ret = fstat(fd, &st) < 0 ? -EIO : 0;
-	if (ret == 0) {
-		src_identity(&st, &id);
-		ret = memcmp(&id, &a->id, sizeof(id)) == 0 ? 0 : -EIO;
-	}
-	if (ret == 0 && open_fd(fd, a->ar != NULL, &h) < 0)
-		ret = -EIO;
-	close(fd);
-	if (ret == 0 && h.f &&
-	    (pfelf_get_identity(h.f, &id) < 0 || memcmp(&id, &a->id, sizeof(id)) != 0))
-		ret = -EIO;
-	if (ret < 0) {
-		handle_close(h);
-		return ret;
-	}
-	*out = h;
-	return 0;
-}
-
 /* Give pinned alias a's core its handle back (it was closed); 0, -ENOENT
  * or -EIO (reopen). */
 static int reinstate(struct bview *a)
 {
 	struct vhandle h;
-	int ret = reopen(a, &h);
+	int ret = bincache_reopen(a, &h);
 	if (ret < 0)
 		return ret;
-	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	GRAVEYARD(g);
 	struct bview *c = a->core;
 	pthread_mutex_lock(&lock);
 	if (view_is_open(c))
@@ -453,13 +371,13 @@ int bincache_pin(struct bview *v)
 	return ret;
 }
 
-/* Pinned alias *out got without its core's handle (2) gets it back: 0,
+/* Pinned alias *out found without its core's handle gets it back: 0,
  * -ENOENT (the binary is gone) or -ESTALE (the source changed since the
  * core was built); on failure the pin is dropped and *out is NULL, so that
  * no caller releases it twice. */
 static int reinstated(int ret, struct bview **out)
 {
-	if (ret != 2)
+	if (ret != FOUND_CLOSED)
 		return ret;
 	ret = reinstate(*out);
 	if (ret < 0) {
@@ -471,14 +389,14 @@ static int reinstated(int ret, struct bview **out)
 }
 
 /* The current view of generation gen, pinned: 0; -EIO (header refused),
- * -EFBIG (over the memory budget); 1 (none yet). */
+ * -EFBIG (over the memory budget); FOUND_NONE. */
 static int lookup(struct binary *b, uint64_t gen, struct bview **out)
 {
-	int ret = 1;
+	int ret = FOUND_NONE;
 	pthread_mutex_lock(&lock);
 	struct bview *a = b->view;
 	if (a && a->gen == gen) {
-		ret = pin_locked(a) ? 0 : 2;
+		ret = pin_locked(a) ? FOUND_OPEN : FOUND_CLOSED;
 		*out = a;
 	} else if (b->bad_gen == gen + 1) {
 		ret = -EIO;
@@ -492,7 +410,7 @@ static int lookup(struct binary *b, uint64_t gen, struct bview **out)
 /*
  * A new alias of core c for generation gen of binary node root, pinned for
  * the caller, made b's current view unless b has a newer one (lock held).
- * 0; 2 when c's handle is closed (reinstated() opens it); -ENOMEM.
+ * FOUND_OPEN, FOUND_CLOSED or -ENOMEM.
  */
 static int adopt(struct binary *b, struct bview *c, uint64_t gen, struct node *root,
                  struct graveyard *g, struct bview **out)
@@ -512,92 +430,21 @@ static int adopt(struct binary *b, struct bview *c, uint64_t gen, struct node *r
 		a->refs++;
 	}
 	*out = a;
-	return open ? 0 : 2;
+	return open ? FOUND_OPEN : FOUND_CLOSED;
 }
 
-/* Share the core of the identity of expect, if there is one: 0, 1 (none), -errno. */
+/* Share the core of the identity of expect, if there is one: 0, FOUND_NONE, -errno. */
 static int share(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
 {
 	pfelf_identity id;
 	src_identity(expect, &id);
-	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	GRAVEYARD(g);
 	pthread_mutex_lock(&lock);
 	struct bview *c = core_find(&id);
-	int ret = c ? adopt(root->bin, c, gen, root, &g, out) : 1;
+	int ret = c ? adopt(root->bin, c, gen, root, &g, out) : FOUND_NONE;
 	pthread_mutex_unlock(&lock);
 	bury(&g);
-	return ret == 1 ? 1 : reinstated(ret, out);
-}
-
-/* The handle of open source fd (lstat st) of a mapped handle f, for the
- * check of a cut last page (ops_file.c); NULL under pread, or when the
- * file system or our privileges give no handles. */
-static struct src_handle *handle_for(int fd, const struct stat *st, struct node *root,
-                                     pfelf_file *f)
-{
-	struct src_handle *h = NULL;
-	if (pfelf_backend(f) == PFELF_BACKEND_MMAP)
-		src_handle_of(fd, st, root, &h);
-	return h;
-}
-
-/* Why fd's header is refused (open_source's -EIO) into why: pfelf's words
- * for an ELF file, an archive's errno for an ar archive. */
-static void refusal(int fd, int ret, char *why, size_t size)
-{
-	if (pfelf_header_why(fd, why, size) == -ENOEXEC && strcmp(why, "no ELF magic") == 0)
-		snprintf(why, size, "ar archive: %s", strerror(-ret));
-	else if (!why[0])
-		snprintf(why, size, "%s", strerror(-ret));
-}
-
-/* Open the source of root: *vh its handle (an ELF file's, or an ar
- * archive's when it has no ELF magic), *h its file handle, *id its
- * identity; -ESTALE when it is not expect any more, -EIO when pfelf
- * refuses its header (why it does in why, REFUSED_MAX bytes). */
-static int open_source(struct node *root, const struct stat *expect, struct vhandle *vh,
-                       struct src_handle **h, pfelf_identity *id, char *why)
-{
-	int fd = src_open_file(root);
-	if (fd < 0)
-		return fd == -ENOENT || fd == -ELOOP ? -ESTALE : fd;
-	struct stat st;
-	int ret = fstat(fd, &st) < 0 ? -errno : 0;
-	if (ret == 0 && (!S_ISREG(st.st_mode) || !src_same_identity(&st, expect)))
-		ret = -ESTALE;
-	if (ret == 0)
-		ret = open_fd(fd, false, vh);
-	if (ret == -ENOEXEC)
-		ret = open_fd(fd, true, vh);
-	if (ret == -ENOEXEC || ret == -EINVAL)
-		refusal(fd, ret, why, REFUSED_MAX);
-	*h = ret == 0 && vh->f ? handle_for(fd, &st, root, vh->f) : NULL;
-	close(fd);
-	if (ret == 0 && vh->f)
-		ret = pfelf_get_identity(vh->f, id);
-	else if (ret == 0)
-		src_identity(&st, id);
-	return ret == -ENOEXEC || ret == -EINVAL ? -EIO : ret;
-}
-
-/* Open and parse the source of root into a new core (not in the cache yet). */
-static int parse(struct node *root, const struct stat *expect, struct bview **out, char *why)
-{
-	struct vhandle vh = {NULL, NULL};
-	struct src_handle *h = NULL;
-	pfelf_identity id;
-	int ret = open_source(root, expect, &vh, &h, &id, why);
-	if (ret == 0)
-		ret = vh.f ? view_build(vh.f, root->name, out)
-		           : arview_build(vh.arch, root->name, out);
-	if (ret < 0) {
-		src_handle_free(h);
-		handle_close(vh);
-		return ret;
-	}
-	(*out)->id = id;
-	(*out)->fh = h;
-	return 0;
+	return ret == FOUND_NONE ? ret : reinstated(ret, out);
 }
 
 /*
@@ -607,7 +454,7 @@ static int parse(struct node *root, const struct stat *expect, struct bview **ou
  */
 static int install(struct node *root, uint64_t gen, struct bview *c, struct bview **out)
 {
-	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	GRAVEYARD(g);
 	pthread_mutex_lock(&lock);
 	struct bview *first = core_find(&c->id);
 	if (first) {
@@ -624,23 +471,6 @@ static int install(struct node *root, uint64_t gen, struct bview *c, struct bvie
 	pthread_mutex_unlock(&lock);
 	bury(&g);
 	return reinstated(ret, out);
-}
-
-/* One log line for a refused header, at most one every 10 s. */
-static void log_refusal(struct node *root, const char *why)
-{
-	static struct elog_limit limit;
-	unsigned skipped;
-	if (!elog_due(&limit, REFUSED_LOG_EVERY_NS, &skipped))
-		return;
-	char *path = malloc(PATH_MAX);
-	if (path && node_source_path(root, path, PATH_MAX) < 0)
-		snprintf(path, PATH_MAX, "%s", node_name(root));
-	elog(LOG_WARNING,
-	     "%s: ELF header refused, every lookup inside is EIO: %s "
-	     "(%u more refusals since the last message)",
-	     path && path[0] ? path : ".", why, skipped);
-	free(path);
 }
 
 /* Remember a refusal of generation gen that parsing again would repeat
@@ -663,15 +493,15 @@ static void remember(struct binary *b, uint64_t gen, int ret, const char *why)
 static int build(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
 {
 	int ret = share(root, gen, expect, out);
-	if (ret != 1)
+	if (ret != FOUND_NONE)
 		return ret;
 	struct bview *c;
 	char why[REFUSED_MAX] = "";
-	ret = parse(root, expect, &c, why);
+	ret = bincache_parse(root, expect, &c, why);
 	if (ret == 0)
 		return install(root, gen, c, out);
 	if (ret == -EIO && why[0])
-		log_refusal(root, why);
+		bincache_log_refusal(root, why);
 	remember(root->bin, gen, ret, why);
 	return ret;
 }
@@ -693,20 +523,18 @@ int bincache_refused(struct node *root, uint64_t gen, char *buf, size_t size)
 
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect, struct bview **out)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, register_budget);
 	struct binary *b = root->bin;
 	int ret = lookup(b, gen, out);
 	if (ret <= 0)
 		return ret;
 	pthread_mutex_lock(&b->build);
 	ret = lookup(b, gen, out);
-	if (ret == 1)
+	if (ret == FOUND_NONE)
 		ret = build(root, gen, expect, out);
 	pthread_mutex_unlock(&b->build);
 	/* Out of descriptors even after giving back the idle ones: the
 	 * reader gets EIO, never our EMFILE. */
-	return ret == -EMFILE || ret == -ENFILE ? -EIO : ret;
+	return err_for_reader(ret);
 }
 
 /*
@@ -727,25 +555,33 @@ static void member_release(struct bview *ma)
 		arview_member_put(ma);
 }
 
-void bincache_release(struct bview *v)
+/* One reference of v less, and its pin with it (pinned). */
+static void drop(struct bview *v, bool pinned)
 {
 	if (!v)
 		return;
 	struct bview *a = view_outer(v);
-	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	GRAVEYARD(g);
 	member_release(v); /* v may be freed */
 	pthread_mutex_lock(&lock);
-	drop_pin(a);
+	if (pinned)
+		drop_pin(a);
 	drop_ref(a, &g);
-	evict(&g);
+	if (pinned)
+		evict(&g);
 	pthread_mutex_unlock(&lock);
 	bury(&g);
+}
+
+void bincache_release(struct bview *v)
+{
+	drop(v, true);
 }
 
 void bincache_unpin(struct bview *v)
 {
 	v = view_outer(v); /* a member's alias keeps its references */
-	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
+	GRAVEYARD(g);
 	pthread_mutex_lock(&lock);
 	drop_pin(v);
 	evict(&g);
@@ -755,13 +591,5 @@ void bincache_unpin(struct bview *v)
 
 void bincache_unref(struct bview *v)
 {
-	if (!v)
-		return;
-	struct bview *a = view_outer(v);
-	struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)};
-	member_release(v); /* v may be freed */
-	pthread_mutex_lock(&lock);
-	drop_ref(a, &g);
-	pthread_mutex_unlock(&lock);
-	bury(&g);
+	drop(v, false);
 }

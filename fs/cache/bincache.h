@@ -37,7 +37,8 @@
 
 #include "node/nodes.h"
 #include "view/view.h"
-#include "content/xattr.h"
+#include "cache/members.h"
+#include "cache/refused.h"
 
 #include <sys/stat.h>
 
@@ -62,11 +63,6 @@ void binary_destroy(struct binary *b);
  */
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
                      struct bview **out);
-
-/* Reasons of refused headers: at most this long (with the NUL); one log
- * line for them at most every REFUSED_LOG_EVERY_NS. */
-#define REFUSED_MAX          XATTR_VALUE_MAX /* an attribute value, the NUL left out */
-#define REFUSED_LOG_EVERY_NS 10000000000ULL
 
 /*
  * Why binary root's header was refused at generation gen, when
@@ -99,5 +95,9 @@ void bincache_invalidate(struct binary *b, uint64_t gen);
 
 /* Close every idle handle that holds a descriptor (the process ran out). */
 void bincache_shed_fds(void);
+
+/* Give the memory budget the cache's idle cores to evict, and source
+ * access the shedder of idle descriptors; once, at start. */
+void bincache_init(void);
 
 #endif /* ELFFS_BINCACHE_H */

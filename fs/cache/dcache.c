@@ -95,7 +95,7 @@ static bool budget_evict(void)
 
 static const struct membudget_source budget_source = {budget_oldest, budget_evict};
 
-static void register_budget(void)
+void dcache_init(void)
 {
 	membudget_register(MB_DECOMPRESSED, &budget_source);
 }
@@ -161,12 +161,9 @@ static int fill(struct bview *v, uint32_t index, uint64_t size, struct dentry_da
 	return 0;
 }
 
-int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size, const char **data,
-                   struct dentry_data **out)
+int dcache_get(struct bview *v, uint32_t index, uint64_t size, const char **data,
+               struct dentry_data **out)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, register_budget);
-	(void)ino; /* the key is the core's serial, shared by the links of a file */
 	if (size > DCACHE_MAX_SECTION)
 		return -EIO;
 	pthread_mutex_lock(&lock);

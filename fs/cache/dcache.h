@@ -19,17 +19,27 @@
 
 struct dentry_data;
 
+/* Give the memory budget the idle entries to evict; once, at start. */
+void dcache_init(void);
+
 /*
  * The decompressed bytes of section index of view v (pinned): *data (size
- * bytes, the section's ch_size) held until dcache_release(*e). ino (the
- * binary's inode) is not used: entries are keyed by v's core, which the
- * hard links of a file share. Errors: -EIO (ch_size over
- * DCACHE_MAX_SECTION; the stream is corrupt, of an unknown type, or not
- * ch_size bytes long), -EFBIG (over the whole memory budget), -ENOMEM (no
- * room in the budget beside what is in use, or malloc).
+ * bytes, the section's ch_size) held until dcache_release(*e). Entries are
+ * keyed by v's core, which the hard links of a file share. Errors: -EIO
+ * (ch_size over DCACHE_MAX_SECTION; the stream is corrupt, of an unknown
+ * type, or not ch_size bytes long), -EFBIG (over the whole memory budget),
+ * -ENOMEM (no room in the budget beside what is in use, or malloc).
  */
-int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size, const char **data,
-                   struct dentry_data **e);
+int dcache_get(struct bview *v, uint32_t index, uint64_t size, const char **data,
+               struct dentry_data **e);
+
+/* dcache_get for callers that still pass the binary's inode (not used). */
+static inline int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, uint64_t size,
+                                 const char **data, struct dentry_data **e)
+{
+	(void)ino;
+	return dcache_get(v, index, size, data, e);
+}
 
 /* Drop a reference (NULL is allowed). */
 void dcache_release(struct dentry_data *e);

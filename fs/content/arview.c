@@ -1,9 +1,9 @@
 /* An ar archive as a directory: its members, their views, info and armap. */
 #include "content/arview.h"
-#include "cache/dcache.h"
 #include "base/membudget.h"
 #include "text/naming.h"
 #include "text/textline.h"
+#include "text/xattrtab.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +20,12 @@ static const char *member_key(const void *ctx, uint32_t id)
 {
 	const struct arview *ar = ctx;
 	return ar->name[id - 1];
+}
+
+int arview_find(const struct arview *ar, const char *name)
+{
+	uint32_t id = nameset_find(&ar->index, name, member_key, ar);
+	return id ? (int)(id - 1) : -ENOENT;
 }
 
 /* What member m shows as: a thin one a link, one with the ELF magic a
@@ -89,20 +95,17 @@ static uint64_t names_cost(const struct arview *ar)
 int arview_build(pfelf_archive *a, const char *what, struct bview **out)
 {
 	int count = pfelf_archive_member_count(a);
-	struct bview *v = calloc(1, sizeof(*v));
+	struct bview *v = count < 0 ? NULL : view_new_core(what);
 	struct arview *ar = calloc(1, sizeof(*ar));
-	if (!v || !ar || count < 0) {
-		free(v);
+	if (!v || !ar) {
+		view_free(v);
 		free(ar);
 		return count < 0 ? -EIO : -ENOMEM;
 	}
-	v->core = v;
 	v->ar = ar;
 	TAILQ_INIT(&ar->idle);
 	v->fsize = pfelf_archive_size(a);
 	v->meta_charged = true; /* no ELF tables */
-	snprintf(v->label, sizeof(v->label), "%s", what ? what : "");
-	pthread_mutex_init(&v->lazy_lock, NULL);
 	ar->n = (uint32_t)count;
 	int ret = view_charge(v, ar_cost(ar->n));
 	if (ret == 0) {
@@ -113,6 +116,7 @@ int arview_build(pfelf_archive *a, const char *what, struct bview **out)
 	if (ret == 0)
 		ret = view_charge(v, names_cost(ar));
 	if (ret < 0) {
+		arview_free(v);
 		view_free(v); /* the caller keeps a on failure */
 		return ret;
 	}
@@ -126,12 +130,7 @@ void arview_free(struct bview *c)
 	struct arview *ar = c->ar;
 	if (!ar)
 		return;
-	for (uint32_t i = 0; ar->mcore && i < ar->n; i++) {
-		if (ar->mcore[i])
-			dcache_forget(ar->mcore[i]->serial);
-		view_free(ar->mcore[i]);
-	}
-	free(ar->mcore);
+	free(ar->mcore); /* its views freed first (cache/members.h) */
 	for (uint32_t i = 0; ar->name && i < ar->n; i++)
 		free(ar->name[i]);
 	free(ar->name);
@@ -139,126 +138,6 @@ void arview_free(struct bview *c)
 	nameset_free(&ar->index);
 	free(ar);
 	c->ar = NULL;
-}
-
-/* ---------------------------------------------------------------- members */
-
-static void arview_member_put_locked(struct bview *c, struct bview *m);
-
-/* Free idle member view m of core c (c's lazy_lock held). */
-static void member_drop(struct bview *c, struct bview *m)
-{
-	struct arview *ar = c->ar;
-	TAILQ_REMOVE(&ar->idle, m, lru);
-	ar->nidle--;
-	ar->mcore[m->member] = NULL;
-	dcache_forget(m->serial);
-	view_free(m);
-}
-
-/* Free the idle member views of core c but the keep most recently used
- * ones (c's lazy_lock held); whether one was freed. */
-static bool members_trim(struct bview *c, uint32_t keep)
-{
-	struct arview *ar = c->ar;
-	bool freed = false;
-	while (ar->nidle > keep) {
-		member_drop(c, TAILQ_FIRST(&ar->idle));
-		freed = true;
-	}
-	return freed;
-}
-
-/* Build the view of ELF member i of core c (c's lazy_lock held, its handle
- * open through the caller's pin); when the memory budget has no room, the
- * idle member views go first. */
-static int member_build(struct bview *c, uint32_t i, struct bview **out)
-{
-	pfelf_ar_member m;
-	pfelf_file *f;
-	char label[64];
-	int ret = pfelf_archive_member(c->arch, i, &m);
-	if (ret == 0)
-		ret = pfelf_archive_open_member(c->arch, i, 0, &f);
-	if (ret < 0)
-		return ret == -ENOMEM ? ret : -EIO;
-	snprintf(label, sizeof(label), "%s(%s)", c->label, c->ar->name[i]);
-	ret = view_build(f, label, out);
-	if (ret == -ENOMEM && members_trim(c, 0))
-		ret = view_build(f, label, out);
-	if (ret < 0) {
-		pfelf_close(f);
-		return ret;
-	}
-	(*out)->id = c->id;
-	(*out)->base = m.offset;
-	(*out)->member = i;
-	return 0;
-}
-
-/* The view of ELF member i of core c with one more user (c's lazy_lock held). */
-static int member_get(struct bview *c, uint32_t i, struct bview **out)
-{
-	struct arview *ar = c->ar;
-	if (!ar->mcore) {
-		ar->mcore = calloc(ar->n, sizeof(*ar->mcore));
-		if (!ar->mcore)
-			return -ENOMEM;
-	}
-	struct bview *m = ar->mcore[i];
-	if (!m) {
-		int ret = member_build(c, i, &m);
-		if (ret < 0)
-			return ret;
-		ar->mcore[i] = m;
-	} else if (m->refs == 0) {
-		TAILQ_REMOVE(&ar->idle, m, lru);
-		ar->nidle--;
-	}
-	m->refs++;
-	*out = m;
-	return 0;
-}
-
-int arview_member(struct bview *a, uint32_t index, struct bview **out)
-{
-	struct bview *c = view_core(a);
-	if (!c->ar || index >= c->ar->n || c->ar->kind[index] != AR_ELF)
-		return -ENOENT;
-	pthread_mutex_lock(&c->lazy_lock);
-	struct bview *m = NULL;
-	int ret = member_get(c, index, &m);
-	struct bview *ma = ret == 0 ? view_alias(m, a->gen, a->root) : NULL;
-	if (ma) {
-		ma->outer = a;
-		ma->f = m->f; /* open as long as m is */
-		ma->refs = 1;
-	} else if (ret == 0) {
-		arview_member_put_locked(c, m);
-		ret = -ENOMEM;
-	}
-	pthread_mutex_unlock(&c->lazy_lock);
-	*out = ma;
-	return ret;
-}
-
-static void arview_member_put_locked(struct bview *c, struct bview *m)
-{
-	struct arview *ar = c->ar;
-	if (--m->refs > 0)
-		return;
-	TAILQ_INSERT_TAIL(&ar->idle, m, lru);
-	ar->nidle++;
-	members_trim(c, AR_IDLE_MEMBERS);
-}
-
-void arview_member_put(struct bview *ma)
-{
-	struct bview *c = view_core(ma->outer);
-	pthread_mutex_lock(&c->lazy_lock);
-	arview_member_put_locked(c, view_core(ma));
-	pthread_mutex_unlock(&c->lazy_lock);
-	view_free(ma);
 }
 
 ssize_t arview_link(const struct bview *v, uint32_t index, char *buf, size_t size)
@@ -271,94 +150,6 @@ ssize_t arview_link(const struct bview *v, uint32_t index, char *buf, size_t siz
 	int n = snprintf(buf, size, "%s%s", m.name[0] == '/' ? "" : "../../", m.name);
 	return n < 0 || (size_t)n >= size ? -EIO : n;
 }
-
-/* ---------------------------------------------------------- the members row */
-
-static int members_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
-{
-	*size = v->ar->n;
-	*aux = 0;
-	return 0;
-}
-
-static int member_range(const struct bview *v, uint64_t index, uint64_t *off, uint64_t *len)
-{
-	pfelf_ar_member m;
-	if (index >= v->core->ar->n || !v->arch ||
-	    pfelf_archive_member(v->arch, (uint32_t)index, &m) < 0)
-		return -EIO;
-	*off = m.offset;
-	*len = m.size;
-	return 0;
-}
-
-static int member_file(struct bview *v, const char *name, struct entry_file *out)
-{
-	const struct arview *ar = v->core->ar;
-	uint32_t id = nameset_find(&ar->index, name, member_key, ar);
-	if (!id)
-		return -ENOENT;
-	uint32_t i = id - 1;
-	static const enum node_kind kinds[] = {NK_MEMBER, NK_ARFILE, NK_ARLINK};
-	out->kind = kinds[ar->kind[i]];
-	out->aux = i;
-	if (ar->kind[i] == AR_FILE) {
-		uint64_t off;
-		return member_range(v, i, &off, &out->size);
-	}
-	if (ar->kind[i] == AR_LINK) {
-		char target[4096];
-		ssize_t n = arview_link(v, i, target, sizeof(target));
-		out->size = n < 0 ? 0 : (uint64_t)n;
-		return n < 0 ? (int)n : 0;
-	}
-	out->size = entries_n; /* as a binary's directory */
-	return 0;
-}
-
-static int members_count(struct bview *v, size_t *n)
-{
-	*n = v->core->ar->n;
-	return 0;
-}
-
-static const char *member_name(struct bview *v, size_t i)
-{
-	return v->core->ar->name[i];
-}
-
-static unsigned char member_type(struct bview *v, size_t i)
-{
-	static const unsigned char types[] = {4 /* DT_DIR */, 8 /* DT_REG */, 10 /* DT_LNK */};
-	return types[v->core->ar->kind[i]];
-}
-
-const struct bin_entry ar_entries[] = {
-        {.name = "info",
-         .usage = "info                   members, ELF ones and others, index, what was left out",
-         .kind = NK_ARINFO,
-         .bytes = EB_TEXT,
-         .text = TEXT_ARINFO},
-        {.name = "armap",
-         .usage = "armap                  the symbol index, \"<symbol> <member>\" a line",
-         .kind = NK_ARMAP,
-         .bytes = EB_TEXT,
-         .text = TEXT_ARMAP},
-        {.name = "members",
-         .usage = "members/<name>         each ELF member's view (as above), other members' bytes",
-         .kind = NK_ARMEMBERS,
-         .bytes = EB_DIR,
-         .shape = members_shape,
-         .file_kind = NK_ARFILE,
-         .file_bytes = EB_INDEXED,
-         .lookup = member_file,
-         .count = members_count,
-         .name_at = member_name,
-         .type_at = member_type,
-         .file_range = member_range},
-};
-
-const size_t ar_entries_n = sizeof(ar_entries) / sizeof(ar_entries[0]);
 
 /* ------------------------------------------------------------------ texts */
 
@@ -475,42 +266,26 @@ int armap_prepare(struct bview *v, struct textgen *g)
 
 /* ----------------------------------------------------------------- xattrs */
 
-static const char *const xkeys[] = {"position", "offset", "size", "mode",
-                                    "uid",      "gid",    "date", NULL};
+#define MEMBER(name, form, member) XATTR_NUMBER(XPREFIX name, form, pfelf_ar_member, member)
+
+static const struct xattr_field member_fields[] = {
+        MEMBER("position", XATTR_DEC, position), MEMBER("offset", XATTR_HEX, offset),
+        MEMBER("size", XATTR_DEC, size),         MEMBER("mode", XATTR_OCT, mode),
+        MEMBER("uid", XATTR_DEC, uid),           MEMBER("gid", XATTR_DEC, gid),
+        MEMBER("date", XATTR_DEC, date),
+};
+
+static const struct xattr_table member_xattrs = XATTR_TABLE(member_fields);
 
 size_t arview_xattr_list(char *buf, size_t size)
 {
-	size_t len = 0;
-	for (unsigned i = 0; xkeys[i]; i++) {
-		size_t l = strlen(XPREFIX) + strlen(xkeys[i]) + 1;
-		if (buf && len + l <= size)
-			snprintf(buf + len, l, "%s%s", XPREFIX, xkeys[i]);
-		len += l;
-	}
-	return len;
+	return xattr_table_list(&member_xattrs, buf, size, 0);
 }
 
 int arview_xattr(const struct bview *v, uint32_t index, const char *name, char *buf)
 {
 	pfelf_ar_member m;
-	if (strncmp(name, XPREFIX, strlen(XPREFIX)) != 0 || !v->arch ||
-	    pfelf_archive_member(v->arch, index, &m) < 0)
+	if (!v->arch || pfelf_archive_member(v->arch, index, &m) < 0)
 		return -ENODATA;
-	const char *key = name + strlen(XPREFIX);
-	const size_t max = 128;
-	if (strcmp(key, "position") == 0)
-		return snprintf(buf, max, "%u", m.position);
-	if (strcmp(key, "offset") == 0)
-		return snprintf(buf, max, "0x%" PRIx64, m.offset);
-	if (strcmp(key, "size") == 0)
-		return snprintf(buf, max, "%" PRIu64, m.size);
-	if (strcmp(key, "mode") == 0)
-		return snprintf(buf, max, "%o", m.mode);
-	if (strcmp(key, "uid") == 0)
-		return snprintf(buf, max, "%u", m.uid);
-	if (strcmp(key, "gid") == 0)
-		return snprintf(buf, max, "%u", m.gid);
-	if (strcmp(key, "date") == 0)
-		return snprintf(buf, max, "%" PRIu64, m.date);
-	return -ENODATA;
+	return xattr_table_value(&member_xattrs, &m, name, buf);
 }

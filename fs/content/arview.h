@@ -8,7 +8,8 @@
  * ranges of the archive's mapping (or descriptor), read without a copy.
  *
  * A member's view belongs to the archive's core. What a lookup, a listing
- * or an open gets is an alias of it made for that call (arview_member):
+ * or an open gets is an alias of it made for that call (arview_member,
+ * cache/members.h: the members' views are the binary cache's to build and free):
  * it stands for the caller's references and pins on the archive's alias
  * (its `outer`), which the binary cache counts as usual (view_outer), and
  * for one user of the member's view. When its last reference goes
@@ -22,7 +23,6 @@
 #ifndef ELFFS_ARVIEW_H
 #define ELFFS_ARVIEW_H
 
-#include "content/entries.h"
 #include "nameset.h"
 #include "text/textgen.h"
 #include "view/view.h"
@@ -55,26 +55,19 @@ struct arview {
 };
 
 /*
- * Build the core of archive handle a (what: its name for the log) and
- * reserve what it keeps in the memory budget; on success it owns a.
- * 0, -ENOMEM, -EFBIG.
+ * Build the core of archive handle a with its member names (what: its name
+ * for the log) and reserve what it keeps in the memory budget; on success
+ * it owns a (core_build_archive of cache/core.h adds the rest). 0,
+ * -ENOMEM, -EFBIG.
  */
 int arview_build(pfelf_archive *a, const char *what, struct bview **out);
 
-/* Free what core c keeps of its archive (its members' views included). */
+/* Free what core c keeps of its archive: the names and the table of its
+ * members' views, which the cache frees first (cache/members.h). */
 void arview_free(struct bview *c);
 
-/*
- * The view of ELF member index of the archive whose alias a is pinned: a
- * new alias that takes over the caller's reference and pin on a (release
- * the alias, not a). 0, -ENOENT (no such ELF member), -EIO (pfelf refuses
- * the member's header), -ENOMEM, -EFBIG; on error the caller still holds a.
- */
-int arview_member(struct bview *a, uint32_t index, struct bview **out);
-
-/* The last reference of member alias ma is gone (bincache.c, before it
- * drops ma's last one on the archive's alias): one user less, ma freed. */
-void arview_member_put(struct bview *ma);
+/* The index of the member whose file name is name in ar, or -ENOENT. */
+int arview_find(const struct arview *ar, const char *name);
 
 /* The target of thin member index of v (pinned) into buf: the path as
  * the archive writes it, "../../" before a relative one. Its length or
@@ -88,7 +81,7 @@ int armap_prepare(struct bview *v, struct textgen *g);
 
 /*
  * user.ar.* of member index of v (pinned): the value of attribute name
- * into buf (at least 128 bytes), its length, or -ENODATA.
+ * into buf (XATTR_VALUE_MAX bytes, xattrtab.h), its length, or -ENODATA.
  */
 int arview_xattr(const struct bview *v, uint32_t index, const char *name, char *buf);
 

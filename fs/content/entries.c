@@ -167,7 +167,7 @@ static int symbols_count(struct bview *v, size_t *n)
 /* After symbols_count: the name table is built and kept by the core. */
 static const char *symbol_name(struct bview *v, size_t i)
 {
-	return view_core(v)->sym.files[i].name;
+	return view_core(v)->sym->files[i].name;
 }
 
 static int decomp_file(struct bview *v, const char *name, struct entry_file *out)
@@ -275,82 +275,6 @@ const struct bin_entry entries[] = {
 };
 
 const size_t entries_n = sizeof(entries) / sizeof(entries[0]);
-
-const struct bin_entry *entry_rows(const struct bview *v, size_t *n)
-{
-	bool ar = v && v->ar;
-	*n = ar ? ar_entries_n : entries_n;
-	return ar ? ar_entries : entries;
-}
-
-/* The row of table t (n rows) that ok() takes, or NULL. */
-static const struct bin_entry *find_row(const struct bin_entry *t, size_t n,
-                                        bool (*ok)(const struct bin_entry *e, const void *key),
-                                        const void *key)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ok(&t[i], key))
-			return &t[i];
-	return NULL;
-}
-
-/* As find_row, in both tables. */
-static const struct bin_entry *find_any(bool (*ok)(const struct bin_entry *e, const void *key),
-                                        const void *key)
-{
-	const struct bin_entry *e = find_row(entries, entries_n, ok, key);
-	return e ? e : find_row(ar_entries, ar_entries_n, ok, key);
-}
-
-static bool named(const struct bin_entry *e, const void *key)
-{
-	return strcmp(e->name, key) == 0;
-}
-
-static bool of_kind(const struct bin_entry *e, const void *key)
-{
-	return e->kind == *(const enum node_kind *)key;
-}
-
-static bool holding(const struct bin_entry *e, const void *key)
-{
-	return e->bytes == EB_DIR && e->file_kind == *(const enum node_kind *)key;
-}
-
-const struct bin_entry *entry_named(const char *name)
-{
-	return find_any(named, name);
-}
-
-const struct bin_entry *entry_in(const struct bview *v, const char *name)
-{
-	size_t n;
-	const struct bin_entry *t = entry_rows(v, &n);
-	return find_row(t, n, named, name);
-}
-
-const struct bin_entry *entry_of_kind(enum node_kind k)
-{
-	return find_any(of_kind, &k);
-}
-
-const struct bin_entry *entry_holding(enum node_kind k)
-{
-	return find_any(holding, &k);
-}
-
-enum entry_bytes entry_bytes_of(enum node_kind k)
-{
-	if (k == NK_MEMBER) /* an ELF member: the directory of a binary */
-		return EB_DIR;
-	if (k == NK_ARLINK)
-		return EB_LINK;
-	const struct bin_entry *e = entry_of_kind(k);
-	if (e)
-		return e->bytes;
-	e = entry_holding(k);
-	return e ? e->file_bytes : EB_DIR;
-}
 
 int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
                 uint64_t *aux)

@@ -96,6 +96,10 @@ const struct bin_entry *entry_named(const char *name);
 /* The row named name among the rows of v, or NULL. */
 const struct bin_entry *entry_in(const struct bview *v, const char *name);
 
+/* Index the rows by kind, and tell the node table the facts of each kind
+ * (node/kinds.h); once, at start, before any lookup. */
+void entries_init(void);
+
 /* The row whose node is of kind k, or NULL (source nodes, and files
  * inside the directories). */
 const struct bin_entry *entry_of_kind(enum node_kind k);
@@ -113,9 +117,9 @@ enum entry_bytes entry_bytes_of(enum node_kind k);
 int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
                 uint64_t *aux);
 
-/* What a parse gives the entries (in view_build): the build-id text, the
- * list of compressed sections; 0 or -ENOMEM (a missing or bad note is no
- * error). */
+/* What a parse gives the entries (core_build, cache/core.h): the build-id
+ * text, the list of compressed sections; 0 or -ENOMEM (a missing or bad
+ * note is no error). */
 int entries_build(struct bview *v);
 
 /* Free what entries_build made. */

@@ -21,6 +21,7 @@
  * line "<section> ...[cut after N addresses]".
  */
 #include "content/reloctext.h"
+#include "text/textgen.h"
 #include "text/textline.h"
 #include "view/view.h"
 

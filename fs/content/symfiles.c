@@ -129,10 +129,10 @@ static const char *file_key(const void *ctx, uint32_t id)
 	return sv->files[id - 1].name;
 }
 
-/* Move the kept candidates into v->sym.files and index them. */
+/* Move the kept candidates into v->sym->files and index them. */
 static int publish(struct bview *v, struct builder *b)
 {
-	struct symview *sv = &v->sym;
+	struct symview *sv = v->sym;
 	sv->files = calloc(b->n ? b->n : 1, sizeof(*sv->files));
 	if (!sv->files || nameset_init(&sv->index, b->n) < 0)
 		return -ENOMEM;
@@ -158,7 +158,7 @@ static uint64_t files_cost(const struct builder *b)
 	return bytes;
 }
 
-/* Build v->sym.files; *cost: what they keep. */
+/* Build v->sym->files; *cost: what they keep. */
 static int build_files(struct bview *v, uint64_t *cost)
 {
 	struct builder b = {0};
@@ -210,23 +210,23 @@ static uint64_t files_bound(struct bview *v)
  * tries again; one over the whole budget (-EFBIG) is. */
 static int files_locked(struct bview *c)
 {
-	if (c->sym.files_built)
-		return c->sym.files_err;
+	if (c->sym->files_built)
+		return c->sym->files_err;
 	int ret = view_charge_meta(c);
 	uint64_t bound = ret == 0 ? files_bound(c) : 0, cost = 0;
 	if (ret == 0)
 		ret = view_charge(c, bound);
 	if (ret < 0) {
-		c->sym.files_built = ret == -EFBIG;
-		c->sym.files_err = ret;
+		c->sym->files_built = ret == -EFBIG;
+		c->sym->files_err = ret;
 		return ret;
 	}
-	c->sym.files_err = build_files(c, &cost);
-	c->sym.files_built = true;
-	uint64_t keep = c->sym.files_err < 0 ? 0 : cost < bound ? cost : bound;
+	c->sym->files_err = build_files(c, &cost);
+	c->sym->files_built = true;
+	uint64_t keep = c->sym->files_err < 0 ? 0 : cost < bound ? cost : bound;
 	view_uncharge(c, bound - keep);
 	view_drop_pages(c);
-	return c->sym.files_err;
+	return c->sym->files_err;
 }
 
 int symview_files(struct bview *v, const struct symfile **files, uint32_t *n)
@@ -234,8 +234,8 @@ int symview_files(struct bview *v, const struct symfile **files, uint32_t *n)
 	struct bview *c = view_core(v);
 	pthread_mutex_lock(&c->lazy_lock);
 	int ret = files_locked(c);
-	*files = c->sym.files;
-	*n = ret == 0 ? c->sym.nfiles : 0;
+	*files = c->sym->files;
+	*n = ret == 0 ? c->sym->nfiles : 0;
 	pthread_mutex_unlock(&c->lazy_lock);
 	return ret;
 }
@@ -257,7 +257,7 @@ static int fast_lookup(struct bview *v, const char *name, uint64_t *off, uint64_
 
 static int table_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len)
 {
-	const struct symview *sv = &v->sym;
+	const struct symview *sv = v->sym;
 	uint32_t i = nameset_find(&sv->index, name, file_key, sv);
 	if (!i)
 		return -ENOENT;
@@ -272,20 +272,32 @@ int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *l
 	pthread_mutex_lock(&c->lazy_lock);
 	int ret = view_charge_meta(c); /* the hash tables are pfelf's metadata */
 	if (ret == 0)
-		ret = c->sym.files_built && c->sym.files_err == 0 ? -EAGAIN
-		                                                  : fast_lookup(c, name, off, len);
+		ret = c->sym->files_built && c->sym->files_err == 0
+		              ? -EAGAIN
+		              : fast_lookup(c, name, off, len);
 	if (ret == -EAGAIN)
 		ret = files_locked(c);
-	if (ret == 0 && c->sym.files_built && c->sym.files_err == 0)
+	if (ret == 0 && c->sym->files_built && c->sym->files_err == 0)
 		ret = table_lookup(c, name, off, len);
 	pthread_mutex_unlock(&c->lazy_lock);
 	return ret;
 }
 
-void symview_free(struct symview *s)
+int symview_init(struct bview *c)
 {
+	c->sym = calloc(1, sizeof(*c->sym));
+	return c->sym ? 0 : -ENOMEM;
+}
+
+void symview_free(struct bview *c)
+{
+	struct symview *s = c->sym;
+	if (!s)
+		return;
 	for (uint32_t i = 0; i < s->nfiles; i++)
 		free(s->files[i].name);
 	free(s->files);
 	nameset_free(&s->index);
+	free(s);
+	c->sym = NULL;
 }

@@ -8,6 +8,7 @@
  * with "...[cut, N bytes]".
  */
 #include "content/symview.h"
+#include "text/textgen.h"
 #include "text/textline.h"
 #include "view/view.h"
 
@@ -84,8 +85,8 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const char *table, cons
 static int sym_line(void *ctx, uint64_t i, char *buf)
 {
 	struct bview *v = ctx;
-	enum pfelf_symtab_kind t = i < v->sym.nsymtab ? PFELF_SYMTAB : PFELF_DYNSYM;
-	uint64_t index = t == PFELF_SYMTAB ? i : i - v->sym.nsymtab;
+	enum pfelf_symtab_kind t = i < v->sym->nsymtab ? PFELF_SYMTAB : PFELF_DYNSYM;
+	uint64_t index = t == PFELF_SYMTAB ? i : i - v->sym->nsymtab;
 	pfelf_sym s;
 	if (index > UINT32_MAX || pfelf_symbol(v->f, t, (uint32_t)index, &s) < 0)
 		return -EIO;
@@ -109,10 +110,10 @@ static int count(struct bview *v, enum pfelf_symtab_kind t, uint32_t *n)
 
 int symtext_prepare(struct bview *v, struct textgen *g)
 {
-	int ret = count(v, PFELF_SYMTAB, &v->sym.nsymtab);
+	int ret = count(v, PFELF_SYMTAB, &v->sym->nsymtab);
 	if (ret == 0)
-		ret = count(v, PFELF_DYNSYM, &v->sym.ndynsym);
-	g->nlines = (uint64_t)v->sym.nsymtab + v->sym.ndynsym;
+		ret = count(v, PFELF_DYNSYM, &v->sym->ndynsym);
+	g->nlines = (uint64_t)v->sym->nsymtab + v->sym->ndynsym;
 	g->line = sym_line;
 	g->ctx = v;
 	return ret;

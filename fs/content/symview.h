@@ -58,7 +58,10 @@ int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *l
  * -ENOMEM, -EFBIG. */
 int symview_files(struct bview *v, const struct symfile **files, uint32_t *n);
 
-/* Free what v's symbol views hold. */
-void symview_free(struct symview *s);
+/* Give new core c the state of its symbol views, none built yet; 0 or -ENOMEM. */
+int symview_init(struct bview *c);
+
+/* Free what core c's symbol views hold. */
+void symview_free(struct bview *c);
 
 #endif /* ELFFS_SYMVIEW_H */

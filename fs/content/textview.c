@@ -8,6 +8,7 @@
 #include "view/view.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <pthread.h>
 
 /* How each text is prepared (its generator) and what it keeps besides. */
@@ -88,13 +89,22 @@ int textview_read(struct bview *v, enum text_kind k, uint64_t off, char *buf, si
 	return ret == 0 || ret == -ENOMEM ? ret : -EIO;
 }
 
+int textview_init(struct bview *c)
+{
+	c->text = calloc(TEXT_NKINDS, sizeof(*c->text));
+	return c->text ? 0 : -ENOMEM;
+}
+
 void textview_free(struct bview *v)
 {
 	if (view_core(v) != v)
 		return; /* an alias: the texts are its core's */
 	for (int k = 0; k < TEXT_NKINDS; k++) {
-		textindex_free(&v->text[k].index);
+		if (v->text)
+			textindex_free(&v->text[k].index);
 		if (ops[k].release)
 			ops[k].release(v);
 	}
+	free(v->text);
+	v->text = NULL;
 }

@@ -1,5 +1,6 @@
 /*
- * The text views of a binary (info, symbols; later relocations, armap):
+ * The text views of a binary (info, symbols, relocations; an archive's
+ * info and armap):
  * each a line generator (textgen.h) over the view's pfelf handle, indexed
  * on first use (the lookup that needs its size) and kept by the view as
  * its index only. Reads make the bytes they ask for from the handle, so
@@ -50,6 +51,9 @@ int textview_size(struct bview *v, enum text_kind k, uint64_t *size);
  * one indexed), -ENOMEM.
  */
 int textview_read(struct bview *v, enum text_kind k, uint64_t off, char *buf, size_t len);
+
+/* Give new core c the state of its texts, none built yet; 0 or -ENOMEM. */
+int textview_init(struct bview *c);
 
 /* Free what the texts of v hold (nothing for an alias). */
 void textview_free(struct bview *v);

@@ -7,13 +7,12 @@
 #define ELFFS_XATTR_H
 
 #include "node/nodes.h"
+#include "text/xattrtab.h"
 
 #include <pfelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#define XATTR_VALUE_MAX 128
 
 /* What the values are made of: a copy of the header of the section or
  * segment a node serves, read from its view when asked. */

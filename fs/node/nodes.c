@@ -33,8 +33,9 @@
  * what read needs in its own struct).
  */
 #include "node/nodes.h"
-#include "cache/bincache.h"
-#include "content/entries.h"
+#include "node/kinds.h"
+#include "node/namekey.h"
+#include "node/slots.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -42,16 +43,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
-#define SLAB_SHIFT    12 /* 4096 slots of 64 bytes: 256 KiB a slab */
-#define SLAB_SLOTS    (1u << SLAB_SHIFT)
-#define SLOT_BITS     28 /* slot ids: 2^28 nodes at most (16 GiB of slots) */
-#define SLOT_MASK     (((uint64_t)1 << SLOT_BITS) - 1)
-#define MAX_SLABS     ((1u << (SLOT_BITS - SLAB_SHIFT)) - 1) /* never 0xffffffff */
 #define MIN_BUCKETS   1024
 #define REFS_MAX      (((uint64_t)1 << 48) - 1) /* sticky: such a node is never freed */
 #define TRIM_MIN_FREE 4096 /* nodes freed before malloc_trim is worth its walk */
@@ -59,63 +53,14 @@
 
 _Static_assert(sizeof(struct node) == 64, "a node is one 64-byte slot");
 
-/* Under AddressSanitizer, free slots are poisoned but for the two fields
- * the allocator keeps in them (hnext: the free list; ino: the next number),
- * and slots not used yet entirely, so a node used after it was freed is
- * reported as with malloc. */
-#if defined(__SANITIZE_ADDRESS__)
-#define NODES_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NODES_ASAN 1
-#endif
-#endif
-#ifdef NODES_ASAN
-#include <sanitizer/asan_interface.h>
-#include <sanitizer/lsan_interface.h>
-#define POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-/* LeakSanitizer does not look into mmap'ed memory: the slabs hold the only
- * pointers to the source nodes' data. */
-#define LSAN_ROOTS(p, n)   __lsan_register_root_region((p), (n))
-#define LSAN_UNROOTS(p, n) __lsan_unregister_root_region((p), (n))
-#else
-#define POISON(p, n)       ((void)(p), (void)(n))
-#define UNPOISON(p, n)     ((void)(p), (void)(n))
-#define LSAN_ROOTS(p, n)   ((void)(p), (void)(n))
-#define LSAN_UNROOTS(p, n) ((void)(p), (void)(n))
-#endif
-#define SLAB_BYTES ((size_t)SLAB_SLOTS * sizeof(struct node))
-
-/* Poison free slot n but for hnext and ino. */
-static void poison_free(struct node *n)
-{
-	POISON(&n->parent, sizeof(n->parent));
-	POISON(&n->key, sizeof(*n) - offsetof(struct node, key));
-}
-
-struct slab {
-	struct node *mem;       /* SLAB_SLOTS slots (mmap), NULL while unmapped */
-	struct node *free_head; /* freed slots, oldest first, through hnext */
-	struct node *free_tail;
-	uint64_t seq;        /* sequence of the first use of its slots when mapped */
-	uint32_t used;       /* slots taken */
-	uint32_t fresh;      /* slots [fresh, SLAB_SLOTS) not used since mapped */
-	uint32_t prev, next; /* list of mapped slabs with room: index + 1, 0 none */
-	bool in_room;
-};
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct slab *slabs;
-static uint32_t nslabs, slabs_cap, room_head, room_tail, room_count;
-static uint64_t live;             /* slots taken */
 static uint64_t freed_since_trim; /* nodes freed, binaries weighing TRIM_BIN_FREE */
 static struct node **buckets;     /* the name table */
 static size_t bmask;              /* buckets - 1 */
 static size_t hashed_count;
-static uint64_t sipkey[2];
 static uint64_t next_gen = 1;
 static struct node *root;
+static const struct node_binary_ops *binaries; /* per-binary state, given at init */
 
 void nodes_lock(void)
 {
@@ -146,222 +91,11 @@ static void refs_add(struct node *n, uint64_t c)
 	refs_set(n, r == REFS_MAX || c > REFS_MAX - r ? REFS_MAX : r + c);
 }
 
-/* ------------------------------------------------------------ name keys */
-
-#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
-
-static void sipround(uint64_t v[4])
-{
-	v[0] += v[1];
-	v[1] = ROTL(v[1], 13) ^ v[0];
-	v[0] = ROTL(v[0], 32);
-	v[2] += v[3];
-	v[3] = ROTL(v[3], 16) ^ v[2];
-	v[0] += v[3];
-	v[3] = ROTL(v[3], 21) ^ v[0];
-	v[2] += v[1];
-	v[1] = ROTL(v[1], 17) ^ v[2];
-	v[2] = ROTL(v[2], 32);
-}
-
-static void sipblock(uint64_t v[4], uint64_t m)
-{
-	v[3] ^= m;
-	sipround(v);
-	sipround(v);
-	v[0] ^= m;
-}
-
-/* SipHash-2-4 of name under the key drawn at start. */
-static uint64_t name_key(const char *name)
-{
-	size_t len = strlen(name), i = 0;
-	uint64_t v[4] = {sipkey[0] ^ 0x736f6d6570736575ULL, sipkey[1] ^ 0x646f72616e646f6dULL,
-	                 sipkey[0] ^ 0x6c7967656e657261ULL, sipkey[1] ^ 0x7465646279746573ULL};
-	for (; i + 8 <= len; i += 8) {
-		uint64_t m = 0;
-		for (unsigned j = 0; j < 8; j++)
-			m |= (uint64_t)(unsigned char)name[i + j] << (8 * j);
-		sipblock(v, m);
-	}
-	uint64_t last = (uint64_t)len << 56;
-	for (unsigned j = 0; i + j < len; j++)
-		last |= (uint64_t)(unsigned char)name[i + j] << (8 * j);
-	sipblock(v, last);
-	v[2] ^= 0xff;
-	for (int r = 0; r < 4; r++)
-		sipround(v);
-	return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-
-static void draw_key(void)
-{
-	if (getrandom(sipkey, sizeof(sipkey), GRND_NONBLOCK) == (ssize_t)sizeof(sipkey))
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	sipkey[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
-	sipkey[1] = (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)&ts;
-}
-
-/* ----------------------------------------------------------------- slabs */
-
-static uint64_t slot_ino(uint32_t slab, uint32_t i, uint64_t seq)
-{
-	return (seq << SLOT_BITS | (uint64_t)slab << SLAB_SHIFT | i) + 1;
-}
-
-static struct slab *slab_of(const struct node *n)
-{
-	return &slabs[((n->ino - 1) & SLOT_MASK) >> SLAB_SHIFT];
-}
-
-static void room_add(uint32_t si)
-{
-	struct slab *s = &slabs[si];
-	s->prev = room_tail;
-	s->next = 0;
-	if (room_tail)
-		slabs[room_tail - 1].next = si + 1;
-	else
-		room_head = si + 1;
-	room_tail = si + 1;
-	s->in_room = true;
-	room_count++;
-}
-
-static void room_remove(uint32_t si)
-{
-	struct slab *s = &slabs[si];
-	if (!s->in_room)
-		return;
-	if (s->prev)
-		slabs[s->prev - 1].next = s->next;
-	else
-		room_head = s->next;
-	if (s->next)
-		slabs[s->next - 1].prev = s->prev;
-	else
-		room_tail = s->prev;
-	s->prev = s->next = 0;
-	s->in_room = false;
-	room_count--;
-}
-
-/* The index of an unmapped slab, the table grown if need be; -ENOMEM. */
-static int64_t slab_free_index(void)
-{
-	for (uint32_t i = 0; i < nslabs; i++)
-		if (!slabs[i].mem)
-			return i;
-	if (nslabs == MAX_SLABS)
-		return -ENOMEM;
-	if (nslabs == slabs_cap) {
-		uint32_t cap = slabs_cap ? slabs_cap * 2 : 64;
-		struct slab *t = realloc(slabs, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		memset(t + slabs_cap, 0, (cap - slabs_cap) * sizeof(*t));
-		slabs = t;
-		slabs_cap = cap;
-	}
-	return nslabs++;
-}
-
-/* Map a slab with room; 0 or -ENOMEM. */
-static int slab_map(void)
-{
-	int64_t si = slab_free_index();
-	if (si < 0)
-		return (int)si;
-	void *mem =
-	        mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return -ENOMEM;
-	POISON(mem, SLAB_BYTES);
-	LSAN_ROOTS(mem, SLAB_BYTES);
-	struct slab *s = &slabs[si];
-	s->mem = mem;
-	s->used = s->fresh = 0;
-	s->free_head = s->free_tail = NULL;
-	room_add((uint32_t)si);
-	return 0;
-}
-
-/* Give empty slab si back; its slots' next uses start above all theirs. */
-static void slab_unmap(uint32_t si)
-{
-	struct slab *s = &slabs[si];
-	for (uint32_t i = 0; i < s->fresh; i++) {
-		uint64_t seq = (s->mem[i].ino - 1) >> SLOT_BITS;
-		if (seq > s->seq)
-			s->seq = seq;
-	}
-	room_remove(si);
-	UNPOISON(s->mem, SLAB_BYTES);
-	LSAN_UNROOTS(s->mem, SLAB_BYTES);
-	munmap(s->mem, SLAB_BYTES);
-	s->mem = NULL;
-}
-
-/* A zeroed slot with its number (lock held); NULL on ENOMEM. */
-static struct node *slot_take(void)
-{
-	if (!room_head && slab_map() < 0)
-		return NULL;
-	uint32_t si = room_head - 1;
-	struct slab *s = &slabs[si];
-	struct node *n = s->free_head;
-	uint64_t ino;
-	if (n) {
-		s->free_head = n->hnext;
-		if (!s->free_head)
-			s->free_tail = NULL;
-		ino = n->ino;
-	} else {
-		n = &s->mem[s->fresh];
-		ino = slot_ino(si, s->fresh++, s->seq);
-	}
-	if (++s->used == SLAB_SLOTS)
-		room_remove(si);
-	UNPOISON(n, sizeof(*n));
-	memset(n, 0, sizeof(*n));
-	n->ino = ino;
-	live++;
-	return n;
-}
-
-/* Free slot n (lock held): a number given out is not given again. */
-static void slot_give(struct node *n)
-{
-	struct slab *s = slab_of(n);
-	uint32_t si = (uint32_t)(s - slabs);
-	uint64_t next = n->attached ? n->ino + ((uint64_t)1 << SLOT_BITS) : n->ino;
-	memset(n, 0, sizeof(*n));
-	n->ino = next;
-	poison_free(n);
-	if (s->free_tail)
-		s->free_tail->hnext = n;
-	else
-		s->free_head = n;
-	s->free_tail = n;
-	if (s->used-- == SLAB_SLOTS)
-		room_add(si);
-	live--;
-	if (s->used == 0 && si != 0 && room_count > 1)
-		slab_unmap(si);
-}
-
+/* The live node of number ino (lock held), or NULL. */
 static struct node *ino_find(uint64_t ino)
 {
-	uint64_t id = (ino - 1) & SLOT_MASK;
-	uint64_t si = id >> SLAB_SHIFT;
-	uint32_t i = (uint32_t)(id & (SLAB_SLOTS - 1));
-	if (ino == 0 || si >= nslabs || !slabs[si].mem || i >= slabs[si].fresh)
-		return NULL;
-	struct node *n = &slabs[si].mem[i];
-	/* a free slot holds a number not given yet: it never matches */
-	return n->ino == ino && n->attached && refs_of(n) > 0 ? n : NULL;
+	struct node *n = slot_at(ino);
+	return n && n->ino == ino && n->attached && refs_of(n) > 0 ? n : NULL;
 }
 
 /* ------------------------------------------------------------ name table */
@@ -370,8 +104,7 @@ const char *node_name(const struct node *n)
 {
 	if (node_is_source(n))
 		return n->name;
-	const struct bin_entry *e = entry_of_kind((enum node_kind)n->kind);
-	return e ? e->name : "";
+	return node_kind_name((enum node_kind)n->kind);
 }
 
 int node_source_path(const struct node *n, char *buf, size_t size)
@@ -405,8 +138,7 @@ bool node_is_dir(const struct node *n)
 		return true;
 	if (n->kind == NK_MEMBER)
 		return true;
-	const struct bin_entry *e = entry_of_kind((enum node_kind)n->kind);
-	return e && e->bytes == EB_DIR;
+	return node_kind_is_dir((enum node_kind)n->kind);
 }
 
 static size_t bucket_of(uint64_t parent, uint64_t key)
@@ -421,7 +153,7 @@ static size_t bucket_of(uint64_t parent, uint64_t key)
 /* Whether x, found under the key of name, has that name (leaves keep none). */
 static bool name_matches(const struct node *x, const char *name)
 {
-	if (entry_holding((enum node_kind)x->kind) || x->kind == NK_BIDROOT ||
+	if (node_kind_unnamed((enum node_kind)x->kind) || x->kind == NK_BIDROOT ||
 	    x->kind == NK_BIDDIR || x->kind == NK_BIDLINK)
 		return true;
 	return strcmp(node_name(x), name) == 0;
@@ -494,10 +226,10 @@ static int source_parts(enum node_kind kind, const char *name, struct srcinfo **
 {
 	size_t len = strlen(name);
 	*src = calloc(1, sizeof(**src) + len + 1);
-	*bin = kind == NK_BIN ? binary_new() : NULL;
+	*bin = kind == NK_BIN ? binaries->make() : NULL;
 	if (!*src || (kind == NK_BIN && !*bin)) {
 		free(*src);
-		binary_destroy(*bin);
+		binaries->destroy(*bin);
 		return -ENOMEM;
 	}
 	memcpy((*src)->name, name, len + 1);
@@ -518,7 +250,7 @@ struct node *node_new(enum node_kind kind, const char *name)
 	nodes_unlock();
 	if (!n) {
 		free(src);
-		binary_destroy(bin);
+		binaries->destroy(bin);
 		return NULL;
 	}
 	n->kind = (uint8_t)kind;
@@ -537,7 +269,7 @@ void node_discard(struct node *n)
 		return;
 	struct srcinfo *src = node_is_source(n) ? n->src : NULL;
 	struct binary *bin = src ? n->bin : NULL;
-	binary_destroy(bin);
+	binaries->destroy(bin);
 	nodes_lock();
 	if (n->attached) /* not a candidate a lookup did not need */
 		freed_since_trim += bin ? TRIM_BIN_FREE : 1;
@@ -551,9 +283,10 @@ uint64_t node_next_gen_locked(void)
 	return next_gen++;
 }
 
-int nodes_init(enum node_kind root_kind, const struct stat *st)
+int nodes_init(enum node_kind root_kind, const struct stat *st, const struct node_binary_ops *ops)
 {
-	draw_key();
+	binaries = ops;
+	name_key_draw();
 	bmask = MIN_BUCKETS - 1;
 	buckets = calloc(MIN_BUCKETS, sizeof(*buckets));
 	if (!buckets)
@@ -568,32 +301,21 @@ int nodes_init(enum node_kind root_kind, const struct stat *st)
 	return 0;
 }
 
-/* Free what the live slots of slab s hold (at exit). */
-static void slab_destroy(struct slab *s)
+/* Free what live slot n holds (at exit). */
+static void slot_destroy(struct node *n)
 {
-	UNPOISON(s->mem, SLAB_BYTES);
-	for (uint32_t i = 0; i < s->fresh; i++) {
-		struct node *n = &s->mem[i];
-		if ((n->attached || refs_of(n) > 0) && node_is_source(n)) {
-			binary_destroy(n->bin);
-			free(n->src);
-		}
+	if ((n->attached || refs_of(n) > 0) && node_is_source(n)) {
+		binaries->destroy(n->bin);
+		free(n->src);
 	}
-	LSAN_UNROOTS(s->mem, SLAB_BYTES);
-	munmap(s->mem, SLAB_BYTES);
 }
 
 void nodes_destroy(void)
 {
-	for (uint32_t i = 0; i < nslabs; i++)
-		if (slabs[i].mem)
-			slab_destroy(&slabs[i]);
-	free(slabs);
+	slots_destroy(slot_destroy);
 	free(buckets);
-	slabs = NULL;
 	buckets = NULL;
-	nslabs = slabs_cap = room_head = room_tail = room_count = 0;
-	live = hashed_count = 0;
+	hashed_count = 0;
 	root = NULL;
 }
 
@@ -669,7 +391,7 @@ void node_forget(fuse_ino_t ino, uint64_t nlookup)
 void nodes_trim(void)
 {
 	nodes_lock();
-	bool due = freed_since_trim >= TRIM_MIN_FREE && freed_since_trim >= live / 4;
+	bool due = freed_since_trim >= TRIM_MIN_FREE && freed_since_trim >= slots_live() / 4;
 	if (due)
 		freed_since_trim = 0;
 	nodes_unlock();
@@ -728,7 +450,7 @@ void node_stat_set(struct node *n, const struct stat *st)
 uint64_t nodes_count(void)
 {
 	nodes_lock();
-	uint64_t c = live;
+	uint64_t c = slots_live();
 	nodes_unlock();
 	return c;
 }

@@ -3,134 +3,16 @@
 #define ELFFS_NODES_H
 
 #include "base/elffs.h"
+#include "node/node.h"
 
 #include <pfelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* The kinds of nodes: three of SOURCE, and the entries of a binary's
- * directory and the files inside its directories (one row each in the
- * table of entries.c, which says what they show). */
-enum node_kind {
-	NK_DIR,       /* a directory of SOURCE */
-	NK_LINK,      /* a symlink of SOURCE */
-	NK_BIN,       /* an ELF file of SOURCE, shown as a directory */
-	NK_SECTIONS,  /* <binary>/sections */
-	NK_SEGMENTS,  /* <binary>/segments */
-	NK_INFO,      /* <binary>/info */
-	NK_HEADER,    /* <binary>/header */
-	NK_SECTION,   /* <binary>/sections/<name> */
-	NK_SEGMENT,   /* <binary>/segments/<NN>-<TYPE> */
-	NK_SYMBOLS,   /* <binary>/symbols (a generated text) */
-	NK_SYMDIR,    /* <binary>/symbol */
-	NK_SYMBOL,    /* <binary>/symbol/<name> */
-	NK_BUILDID,   /* <binary>/build-id (the view's text) */
-	NK_DECDIR,    /* <binary>/decompressed */
-	NK_DECOMP,    /* <binary>/decompressed/<name> */
-	NK_RELOCS,    /* <binary>/relocations (text kept by the view) */
-	NK_ELF,       /* <binary>/elf: the whole source file */
-	NK_BIDROOT,   /* MOUNT/.build-id (buildid_fs.h) */
-	NK_BIDDIR,    /* MOUNT/.build-id/<xx> */
-	NK_BIDLINK,   /* MOUNT/.build-id/<xx>/<rest>[.debug] */
-	NK_ARINFO,    /* <archive>/info (arview.h) */
-	NK_ARMAP,     /* <archive>/armap */
-	NK_ARMEMBERS, /* <archive>/members */
-	NK_MEMBER,    /* <archive>/members/<name>: an ELF member, a binary's directory */
-	NK_ARFILE,    /* <archive>/members/<name>: any other member, its bytes */
-	NK_ARLINK,    /* <archive>/members/<name>: a thin archive's member, a symlink */
-};
-
-struct binary;
-
-/*
- * What a source node keeps of its lstat: the identity the daemon compares
- * (dev, ino, size, mtime, ctime) and what attr.c shows (mode, owner, times).
- */
-struct srcstat {
-	uint64_t dev;
-	uint64_t ino;
-	int64_t size;
-	int64_t atime, mtime, ctime;
-	uint32_t atime_ns, mtime_ns, ctime_ns;
-	uint32_t mode, uid, gid;
-};
-
-/* A source node's own data, allocated with its name. */
-struct srcinfo {
-	struct srcstat st;   /* last lstat of the source (table lock) */
-	uint64_t checked_ns; /* when it was taken; 0 forces a re-check (table lock) */
-	uint64_t gen;        /* NK_BIN: current generation (table lock) */
-	char name[];         /* name in parent; "" for the root */
-};
-
-/*
- * A node: 64 bytes in a slab of the table (nodes.c). Inner nodes (the
- * parts of a binary's view) keep no name: they are found by the keyed
- * hash of their name and what they serve (check_reuse_inner), and the
- * view gives their headers again when they are opened or their extended
- * attributes read. Source nodes keep their name and lstat in a srcinfo.
- */
-struct node {
-	struct node *parent; /* holds a reference; NULL for the root */
-	struct node *hnext;  /* next in its bucket of the name table */
-	uint64_t ino;
-	uint64_t key;     /* keyed hash of the name in parent */
-	uint32_t refs_lo; /* kernel lookups + internal references (48 bits; table lock) */
-	uint16_t refs_hi;
-	uint8_t kind;        /* enum node_kind */
-	bool hashed : 1;     /* findable by (parent, name) (table lock) */
-	bool stale : 1;      /* source gone or now of another kind (table lock) */
-	bool absent : 1;     /* file-mode root: SOURCE gone or not ELF (table lock) */
-	bool attached : 1;   /* its number was given out */
-	bool compressed : 1; /* NK_SECTION: SHF_COMPRESSED with a compression header */
-	union {
-		struct {               /* inner nodes */
-			uint64_t gen;  /* generation of their binary they show */
-			uint64_t size; /* st_size served */
-			uint64_t aux;  /* NK_SECTION, NK_SEGMENT, NK_DECOMP, members/
-			                  files: index;
-			                  NK_SYMBOL, NK_HEADER: offset */
-		};
-		struct { /* source nodes (NK_DIR, NK_LINK, NK_BIN) */
-			struct srcinfo *src;
-			struct binary *bin; /* NK_BIN: parsed-view cache */
-			const char *name;   /* src->name: source nodes only (node_name for any) */
-		};
-	};
-};
-
-static inline bool node_kind_is_source(enum node_kind k)
-{
-	return k == NK_DIR || k == NK_LINK || k == NK_BIN;
-}
-
-static inline bool node_is_source(const struct node *n)
-{
-	return node_kind_is_source((enum node_kind)n->kind);
-}
-
 /* Whether n is a directory: of SOURCE, a binary, or a directory entry of
  * a binary (entries.h). */
 bool node_is_dir(const struct node *n);
-
-/* The binary a node of a view belongs to (itself for NK_BIN); NULL for
- * NK_DIR and NK_LINK. Inner nodes are at most two levels below it, four in an archive. */
-static inline struct node *node_broot(struct node *n)
-{
-	while (n && n->kind != NK_BIN)
-		n = node_is_source(n) ? NULL : n->parent;
-	return n;
-}
-
-/* The node whose view serves n: its binary, or the ELF member of an
- * archive it is part of (NK_MEMBER); NULL for NK_DIR and NK_LINK. */
-static inline struct node *node_vroot(struct node *n)
-{
-	while (n && n->kind != NK_BIN && n->kind != NK_MEMBER)
-		n = node_is_source(n) ? NULL : n->parent;
-	return n;
-}
 
 /* Whether n's directory holds the entries of a binary (entries.h). */
 static inline bool node_is_vroot(const struct node *n)
@@ -148,8 +30,16 @@ const char *node_name(const struct node *n);
  * -ENAMETOOLONG when it does not fit with its NUL. */
 int node_source_path(const struct node *n, char *buf, size_t size);
 
-/* Create the root (inode 1) of the given kind; 0 or -ENOMEM. */
-int nodes_init(enum node_kind root_kind, const struct stat *st);
+/* The per-binary state of NK_BIN nodes (the binary cache's), given at
+ * init: make returns NULL on ENOMEM; destroy takes NULL. */
+struct node_binary_ops {
+	struct binary *(*make)(void);
+	void (*destroy)(struct binary *b);
+};
+
+/* Create the root (inode 1) of the given kind, with ops making the state
+ * of every NK_BIN node (kept: ops lives as long as the table); 0 or -ENOMEM. */
+int nodes_init(enum node_kind root_kind, const struct stat *st, const struct node_binary_ops *ops);
 
 /* Free every node (at exit, after the session is gone). */
 void nodes_destroy(void);

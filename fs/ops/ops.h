@@ -30,6 +30,9 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 /* The device whose file open file fi reads (0: none, or memory of its own). */
 uint64_t op_read_dev(const struct fuse_file_info *fi);
+/* The key of the workers' read buffers, before the session starts; 0 or
+ * -errno. */
+int ops_file_init(void);
 
 /* ops_xattr.c */
 void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);

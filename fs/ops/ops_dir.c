@@ -5,7 +5,7 @@
  * entries of a SOURCE directory with their node and attributes (the lstat
  * the snapshot took to classify them), so that `ls -l` needs no LOOKUP per
  * entry; the entries of a binary's directories come without (the kernel
- * looks them up as before: a node per symbol of a listing would cost more
+ * looks each up: a node per symbol of a listing would cost more
  * than it saves).
  */
 #include "ops/ops.h"

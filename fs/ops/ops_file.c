@@ -229,22 +229,20 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 }
 
 static pthread_key_t buf_key;
-static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
 
 struct tbuf {
 	size_t cap;
 	char data[];
 };
 
-static void make_key(void)
+int ops_file_init(void)
 {
-	pthread_key_create(&buf_key, free);
+	return -pthread_key_create(&buf_key, free);
 }
 
 /* This thread's buffer of at least size bytes, or NULL. */
 static char *thread_buf(size_t size)
 {
-	pthread_once(&buf_once, make_key);
 	struct tbuf *b = pthread_getspecific(buf_key);
 	if (!b || b->cap < size) {
 		free(b);

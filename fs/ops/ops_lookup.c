@@ -5,6 +5,7 @@
  */
 #include "ops/ops.h"
 #include "source/access.h"
+#include "base/errors.h"
 #include "tree/attr.h"
 #include "cache/bincache.h"
 #include "tree/buildid_fs.h"
@@ -29,8 +30,8 @@ static int classify(struct node *dir, const char *name, struct stat *st)
 		ret = probe_classify(fd, name, st);
 	if (fd >= 0 && fd != elffs.srcfd)
 		close(fd);
-	if (ret == -EMFILE || ret == -ENFILE) /* even after giving back idle ones */
-		return -EIO;
+	if (err_no_fds(ret)) /* even after giving back idle ones */
+		return err_for_reader(ret);
 	if (fd < 0) /* the directory itself is gone or is something else now */
 		return fd == -ENOMEM ? fd : -ENOENT;
 	return ret == -EACCES || ret == -ENOTDIR || ret == -ELOOP ? -ENOENT : ret;

@@ -1,6 +1,7 @@
 /* Access of other users to a shared mount, checked against SOURCE (access.h). */
 #include "source/access.h"
 #include "base/elffs.h"
+#include "base/errors.h"
 #include "base/log.h"
 #include "source/source.h"
 
@@ -240,7 +241,7 @@ int access_filter_begin(fuse_req_t req, const struct node *dir, struct access_fi
 		caller_free(c);
 		free(c);
 		/* gone or something else since opendir: ENOENT (SPEC 7) */
-		return fd == -ENOMEM ? fd : fd == -EMFILE || fd == -ENFILE ? -EIO : -ENOENT;
+		return fd == -ENOMEM ? fd : err_no_fds(fd) ? err_for_reader(fd) : -ENOENT;
 	}
 	*f = (struct access_filter){.on = true, .dirfd = fd, .caller = c};
 	return 0;

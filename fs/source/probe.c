@@ -1,5 +1,6 @@
 /* Classification of SOURCE entries and the cache of ELF magic answers. */
 #include "source/probe.h"
+#include "base/errors.h"
 #include "source/source.h"
 
 #include <dirent.h>
@@ -78,8 +79,7 @@ static int read_magic(int dirfd, const char *name, pfelf_identity *id)
 
 static bool transient(int err)
 {
-	return err == -EMFILE || err == -ENFILE || err == -ENOMEM || err == -EINTR ||
-	       err == -EAGAIN;
+	return err_no_fds(err) || err == -ENOMEM || err == -EINTR || err == -EAGAIN;
 }
 
 /* Whether regular file name (lstat st) starts with the ELF or the ar magic: 1 or 0;
@@ -92,7 +92,7 @@ static int is_elf(int dirfd, const char *name, const struct stat *st)
 	if (ret >= 0)
 		return ret;
 	ret = read_magic(dirfd, name, &id);
-	if (ret == -EMFILE || ret == -ENFILE)
+	if (err_no_fds(ret))
 		return ret;
 	if (ret < 0 && transient(ret))
 		return 0;

@@ -124,11 +124,15 @@ bool src_written_since(const pfelf_identity *id, const pfelf_identity *now);
 
 /*
  * Whether a call that failed with err should be tried again: for EMFILE and
- * ENFILE, a few times, after the binary cache gave back its idle
+ * ENFILE, a few times, after the descriptor shedder gave back the idle
  * descriptors (and, from the second time on, a short wait for those of
  * other workers). Every opening function here does it already.
  */
 bool src_fd_retry(int err, unsigned *tries);
+
+/* What gives back idle descriptors when the process runs out of them (the
+ * binary cache's idle handles), given at start; none before. */
+void src_set_fd_shedder(void (*shed)(void));
 
 /* The identity of a stat result (pfelf_identity_of: what the shared-mapping
  * registry keys on). */

@@ -14,11 +14,4 @@
  */
 void attr_of(struct node *n, struct stat *out);
 
-/* out zeroed, then n's inode number and the owner and times of source node
- * src (n itself, its binary, or the mount's root); src's stat returned. */
-struct srcstat attr_from_source(const struct node *n, struct node *src, struct stat *out);
-
-/* Mode of a view directory for a source mode: read bits plus matching x bits. */
-mode_t attr_view_dir_mode(mode_t src);
-
 #endif /* ELFFS_ATTR_H */

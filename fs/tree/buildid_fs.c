@@ -1,11 +1,11 @@
 /* The .build-id directory of the mount (buildid_fs.h). */
 #include "tree/buildid_fs.h"
 #include "tree/buildid_remote.h"
-#include "tree/attr.h"
 #include "buildid/buildid_index.h"
 #include "buildid/debuginfod.h"
 #include "tree/check.h"
 #include "base/log.h"
+#include "text/xattrtab.h"
 #include "source/source.h"
 
 #include <dirent.h>
@@ -131,25 +131,7 @@ int bidfs_lookup(struct node *dir, const char *name, struct node **out)
 	                                : -ENOTDIR;
 }
 
-void bidfs_attr(struct node *n, struct stat *out)
-{
-	struct node *root = n;
-	while (root->parent)
-		root = root->parent;
-	struct srcstat s = attr_from_source(n, root, out);
-	out->st_blksize = 4096;
-	if (n->kind == NK_BIDLINK) {
-		out->st_mode = S_IFLNK | 0555; /* as the mount's other symlinks */
-		out->st_nlink = 1;
-		out->st_size = (off_t)n->size;
-	} else {
-		out->st_mode = attr_view_dir_mode((mode_t)s.mode);
-		out->st_nlink = 2;
-	}
-	out->st_blocks = (out->st_size + 511) / 512;
-}
-
-int bidfs_list(struct node *dir, struct dirlist *d)
+int bidfs_list(struct node *dir, struct dsnap *s)
 {
 	if (bidrem_is_dir(dir)) /* views are looked up by name */
 		return 0;
@@ -159,7 +141,7 @@ int bidfs_list(struct node *dir, struct dirlist *d)
 		int ret = bidx_names((uint8_t)dir->aux, &names, &n);
 		for (size_t i = 0; i < n; i++) { /* into the snapshot's arena */
 			if (ret == 0)
-				ret = dirlist_add(d, names[i], DT_LNK);
+				ret = dsnap_add(s, names[i], DT_LNK, 0, NULL);
 			free(names[i]);
 		}
 		free(names);
@@ -171,22 +153,22 @@ int bidfs_list(struct node *dir, struct dirlist *d)
 		char name[4]; /* a byte as two hex digits */
 		snprintf(name, sizeof(name), "%02x", b & 0xffu);
 		if (have[b])
-			ret = dirlist_add(d, name, DT_DIR);
+			ret = dsnap_add(s, name, DT_DIR, 0, NULL);
 	}
 	return ret;
 }
 
-int bidfs_list_root(struct dirlist *d)
+int bidfs_list_root(struct dsnap *s)
 {
 	if (!elffs.buildid)
 		return 0;
-	if (dirlist_has(d, elffs.buildid)) {
+	if (dsnap_has(s, elffs.buildid)) {
 		log_hidden();
 		return 0;
 	}
 	if (source_has_name()) /* one the listing leaves out */
 		return 0;
-	return dirlist_add(d, elffs.buildid, DT_DIR);
+	return dsnap_add(s, elffs.buildid, DT_DIR, 0, NULL);
 }
 
 ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)
@@ -196,11 +178,37 @@ ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)
 	return bidx_target((uint32_t)n->aux, (uint32_t)n->gen, buf, size);
 }
 
-static const char *const keys[] = {
-        "user.elffs.state",   "user.elffs.files",   "user.elffs.indexed",   "user.elffs.debug",
-        "user.elffs.leftout", "user.elffs.errors",  "user.elffs.preads",    "user.elffs.dirs",
-        "user.elffs.bytes",   "user.elffs.walk_ms", "user.elffs.refreshes", "user.elffs.stalled",
+static int index_state(const void *obj, char *buf)
+{
+	static const char *const states[] = {"idle", "walking", "done"};
+	const struct bidx_stats *s = obj;
+	return snprintf(buf, XATTR_VALUE_MAX, "%s", states[s->state]);
+}
+
+static int walk_ms(const void *obj, char *buf)
+{
+	const struct bidx_stats *s = obj;
+	return snprintf(buf, XATTR_VALUE_MAX, "%" PRIu64, s->walk_ns / 1000000);
+}
+
+#define STAT(member) XATTR_NUMBER("user.elffs." #member, XATTR_DEC, struct bidx_stats, member)
+
+static const struct xattr_field index_fields[] = {
+        XATTR_WRITTEN("user.elffs.state", index_state),
+        STAT(files),
+        STAT(indexed),
+        STAT(debug),
+        STAT(leftout),
+        STAT(errors),
+        STAT(preads),
+        STAT(dirs),
+        STAT(bytes),
+        XATTR_WRITTEN("user.elffs.walk_ms", walk_ms),
+        STAT(refreshes),
+        STAT(stalled),
 };
+
+static const struct xattr_table index_xattrs = XATTR_TABLE(index_fields);
 
 int bidfs_getxattr(const struct node *n, const char *name, char *buf)
 {
@@ -208,31 +216,13 @@ int bidfs_getxattr(const struct node *n, const char *name, char *buf)
 		return -ENODATA;
 	struct bidx_stats s;
 	bidx_stats_get(&s);
-	static const char *const states[] = {"idle", "walking", "done"};
-	const uint64_t v[] = {0,           s.files,  s.indexed, s.debug, s.leftout,
-	                      s.errors,    s.preads, s.dirs,    s.bytes, s.walk_ns / 1000000,
-	                      s.refreshes, s.stalled};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcmp(name, keys[i]) != 0)
-			continue;
-		if (i == 0)
-			return snprintf(buf, 128, "%s", states[s.state]);
-		return snprintf(buf, 128, "%" PRIu64, v[i]);
-	}
-	return bidrem_getxattr(name, buf);
+	int ret = xattr_table_value(&index_xattrs, &s, name, buf);
+	return ret == -ENODATA ? bidrem_getxattr(name, buf) : ret;
 }
 
 size_t bidfs_listxattr(int kind, char *buf, size_t size)
 {
-	size_t len = 0;
-	for (size_t i = 0; kind == NK_BIDROOT && i < sizeof(keys) / sizeof(keys[0]); i++) {
-		size_t l = strlen(keys[i]) + 1;
-		if (buf && len + l <= size)
-			memcpy(buf + len, keys[i], l);
-		len += l;
-	}
-	if (kind == NK_BIDROOT)
-		len += bidrem_listxattr(buf && len <= size ? buf + len : NULL,
-		                        len <= size ? size - len : 0);
-	return len;
+	if (kind != NK_BIDROOT)
+		return 0;
+	return bidrem_listxattr(buf, size, xattr_table_list(&index_xattrs, buf, size, 0));
 }

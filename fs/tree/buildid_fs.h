@@ -1,5 +1,5 @@
 /*
- * The .build-id directory at the root of a directory mount (issue 13):
+ * The .build-id directory at the root of a directory mount:
  *
  *     MOUNT/.build-id/<xx>/<rest>         -> ../../<path>/<binary>/elf
  *     MOUNT/.build-id/<xx>/<rest>.debug   -> ../../<path>/<debug file>/elf
@@ -9,24 +9,20 @@
  * -o buildid=off leaves it out); an entry of that name in SOURCE's root
  * hides it, whatever its kind (also one the view leaves out). Its nodes
  * (NK_BIDROOT, NK_BIDDIR, NK_BIDLINK) keep no name: a directory <xx> keeps
- * its byte, a link the index slot and serial of the file it leads to. The index directory's extended attributes user.elffs.*
- * tell the state of the index.
+ * its byte, a link the index slot and serial of the file it leads to. The index directory's
+ * extended attributes user.elffs.* tell the state of the index.
  */
 #ifndef ELFFS_BUILDID_FS_H
 #define ELFFS_BUILDID_FS_H
 
-#include "tree/dirlist.h"
+#include "tree/bidfs_kind.h"
+#include "tree/dirsnap.h"
 #include "node/nodes.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-
-static inline bool bidfs_kind(int kind)
-{
-	return kind == NK_BIDROOT || kind == NK_BIDDIR || kind == NK_BIDLINK;
-}
 
 /* Whether name, looked up in the mount's root, is the index directory:
  * SOURCE's root has no entry of that name, of any kind (call after the
@@ -39,21 +35,18 @@ int bidfs_lookup_root(struct node *root, struct node **out);
 /* A lookup in the index directory or one of its <xx>/. */
 int bidfs_lookup(struct node *dir, const char *name, struct node **out);
 
-/* The attributes of an index node: the owner and times of SOURCE's root. */
-void bidfs_attr(struct node *n, struct stat *out);
+/* Listing of the index directory or an <xx>/ into snapshot s. */
+int bidfs_list(struct node *dir, struct dsnap *s);
 
-/* Listing of the index directory or an <xx>/ into d's snapshot (dirlist_add). */
-int bidfs_list(struct node *dir, struct dirlist *d);
-
-/* Add the index directory to the listing d of the mount's root (unless
+/* Add the index directory to snapshot s of the mount's root (unless
  * SOURCE's root has an entry of that name, listed or not). */
-int bidfs_list_root(struct dirlist *d);
+int bidfs_list_root(struct dsnap *s);
 
 /* The target of link n; its length or -errno. */
 ssize_t bidfs_readlink(struct node *n, char *buf, size_t size);
 
-/* user.elffs.* of the index directory: the value of name into buf (at
- * least 128 bytes), its length or -ENODATA. */
+/* user.elffs.* of the index directory: the value of name into buf
+ * (XATTR_VALUE_MAX bytes, xattrtab.h), its length or -ENODATA. */
 int bidfs_getxattr(const struct node *n, const char *name, char *buf);
 
 /* Their names, NUL-separated, into buf when size allows; the length. */

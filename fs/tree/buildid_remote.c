@@ -3,9 +3,9 @@
 #include "buildid/buildid_index.h"
 #include "buildid/debuginfod.h"
 #include "tree/check.h"
+#include "text/xattrtab.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,11 +161,14 @@ uint64_t bidrem_lookup_dev(fuse_ino_t parent, const char *name)
 	return fetch ? DBGD_STALL_DEV : 0;
 }
 
-static const char *const keys[] = {
-        "user.elffs.debuginfod.requests", "user.elffs.debuginfod.hits",
-        "user.elffs.debuginfod.misses",   "user.elffs.debuginfod.errors",
-        "user.elffs.debuginfod.bytes",    "user.elffs.debuginfod.inflight",
+#define STAT(member)                                                                               \
+	XATTR_NUMBER("user.elffs.debuginfod." #member, XATTR_DEC, struct dbgd_stats, member)
+
+static const struct xattr_field fields[] = {
+        STAT(requests), STAT(hits), STAT(misses), STAT(errors), STAT(bytes), STAT(inflight),
 };
+
+static const struct xattr_table xattrs = XATTR_TABLE(fields);
 
 int bidrem_getxattr(const char *name, char *buf)
 {
@@ -173,21 +176,10 @@ int bidrem_getxattr(const char *name, char *buf)
 		return -ENODATA;
 	struct dbgd_stats s;
 	dbgd_stats_get(&s);
-	const uint64_t v[] = {s.requests, s.hits, s.misses, s.errors, s.bytes, s.inflight};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (strcmp(name, keys[i]) == 0)
-			return snprintf(buf, 128, "%" PRIu64, v[i]);
-	return -ENODATA;
+	return xattr_table_value(&xattrs, &s, name, buf);
 }
 
-size_t bidrem_listxattr(char *buf, size_t size)
+size_t bidrem_listxattr(char *buf, size_t size, size_t len)
 {
-	size_t len = 0;
-	for (size_t i = 0; dbgd_enabled() && i < sizeof(keys) / sizeof(keys[0]); i++) {
-		size_t l = strlen(keys[i]) + 1;
-		if (buf && len + l <= size)
-			memcpy(buf + len, keys[i], l);
-		len += l;
-	}
-	return len;
+	return dbgd_enabled() ? xattr_table_list(&xattrs, buf, size, len) : len;
 }

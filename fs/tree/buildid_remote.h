@@ -47,8 +47,10 @@ bool bidrem_is_dir(const struct node *dir);
  * when it may ask a server, else 0 (the caller's own rule applies). */
 uint64_t bidrem_lookup_dev(fuse_ino_t parent, const char *name);
 
-/* user.elffs.debuginfod.* of the index directory: as bidfs_getxattr. */
+/* user.elffs.debuginfod.* of the index directory: the value of name into
+ * buf (XATTR_VALUE_MAX bytes), its length or -ENODATA; their names put
+ * after the len bytes of a list in buf (xattr_table_list), its length. */
 int bidrem_getxattr(const char *name, char *buf);
-size_t bidrem_listxattr(char *buf, size_t size);
+size_t bidrem_listxattr(char *buf, size_t size, size_t len);
 
 #endif /* ELFFS_BUILDID_REMOTE_H */

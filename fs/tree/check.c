@@ -3,7 +3,8 @@
 #include "content/arview.h"
 #include "cache/bincache.h"
 #include "content/entries.h"
-#include "tree/buildid_fs.h"
+#include "tree/bidfs_kind.h"
+#include "base/errors.h"
 #include "base/inval.h"
 #include "source/probe.h"
 #include "source/source.h"
@@ -48,12 +49,6 @@ static void update(struct node *s, const struct stat *st)
 	s->src->checked_ns = elffs_now_ns();
 }
 
-static bool lost(int err)
-{
-	return err == -ENOENT || err == -ENOTDIR || err == -ELOOP || err == -EACCES ||
-	       err == -EXDEV || err == -ESTALE;
-}
-
 /* The kind source node s shows as now (stat in st), or -errno. */
 static int current_kind(struct node *s, struct stat *st)
 {
@@ -82,7 +77,7 @@ static void recheck(struct node *s)
 {
 	struct stat st;
 	int kind = current_kind(s, &st);
-	if (kind < 0 && !lost(kind))
+	if (kind < 0 && !err_unreachable(kind))
 		return; /* EMFILE, ENOMEM...: try again next time */
 	uint64_t gen;
 	nodes_lock();

@@ -4,217 +4,18 @@
 #include "tree/buildid_fs.h"
 #include "tree/check.h"
 #include "content/entries.h"
+#include "base/errors.h"
 #include "base/membudget.h"
+#include "tree/dirsnap.h"
 #include "source/probe.h"
 #include "source/source.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define WHAT           "a directory listing" /* for the budget's log line */
-#define SHARE_BUCKETS  64
-#define NAMES_FIRST    4096         /* bytes of the first arena block */
-#define RECORDS_FIRST  64           /* entries of the first record blocks */
-#define MALLOC_MMAPPED (128 * 1024) /* membudget.c's fixed mmap threshold */
-
-/* One entry of a snapshot. */
-struct dsent {
-	uint32_t name;      /* offset of its name in the arena */
-	unsigned char type; /* DT_DIR, DT_REG, DT_LNK */
-	unsigned char kind; /* SOURCE entries (i < nst): NK_DIR, NK_LINK or NK_BIN */
-};
-
-struct dsnap {
-	struct dsnap *next; /* in its bucket of the sharing registry (share_lock) */
-	uint64_t key;       /* inode of the directory */
-	uint64_t taken_ns;  /* when it was taken (elffs_now_ns, before the first lstat) */
-	unsigned refs;      /* handles (share_lock) */
-	bool shared;        /* in the registry (share_lock) */
-	size_t n, cap;      /* entries, records allocated */
-	struct dsent *e;
-	size_t nst, stcap; /* SOURCE entries come first: the lstat of entries 0 to nst - 1 */
-	struct srcstat *st;
-	char *names; /* the arena: every name, NUL-terminated */
-	size_t used, room;
-	uint64_t cost; /* reserved in the budget (MB_LISTINGS) */
-};
-
-static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dsnap *shared[SHARE_BUCKETS];
-
-/* ------------------------------------------------------------ snapshots */
-
-/* What a block of n bytes takes: a heap chunk, or whole pages once glibc
- * maps it on its own (membudget_init fixes the threshold). */
-static uint64_t block_cost(size_t n)
-{
-	if (n == 0)
-		return 0;
-	if (n + 16 >= MALLOC_MMAPPED)
-		return ((uint64_t)n + 16 + 4095) & ~(uint64_t)4095;
-	return membudget_chunk(n);
-}
-
-/* Resize block *p from *cap to c elements of sz bytes, the difference
- * reserved (or given back) first; 0, -ENOMEM or -EFBIG. */
-static int resize(struct dsnap *s, void **p, size_t *cap, size_t c, size_t sz)
-{
-	uint64_t was = block_cost(*cap * sz), will = block_cost(c * sz);
-	if (will > was) {
-		int ret = membudget_reserve(MB_LISTINGS, will - was, s->cost, WHAT);
-		if (ret < 0)
-			return ret;
-		s->cost += will - was;
-	}
-	void *q = c ? realloc(*p, c * sz) : NULL;
-	if (c && !q) {
-		if (will > was) {
-			membudget_release(MB_LISTINGS, will - was);
-			s->cost -= will - was;
-		}
-		return -ENOMEM;
-	}
-	if (!c)
-		free(*p);
-	if (will < was) {
-		membudget_release(MB_LISTINGS, was - will);
-		s->cost -= was - will;
-	}
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
-/* Room for want elements in block *p (doubling). */
-static int room_for(struct dsnap *s, void **p, size_t *cap, size_t want, size_t sz, size_t first)
-{
-	if (want <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : first;
-	while (c < want) {
-		if (c > SIZE_MAX / 2 / sz)
-			return -ENOMEM;
-		c *= 2;
-	}
-	return resize(s, p, cap, c, sz);
-}
-
-static struct dsnap *snap_new(uint64_t key)
-{
-	uint64_t cost = membudget_chunk(sizeof(struct dsnap));
-	if (membudget_reserve(MB_LISTINGS, cost, 0, WHAT) < 0)
-		return NULL;
-	struct dsnap *s = calloc(1, sizeof(*s));
-	if (!s) {
-		membudget_release(MB_LISTINGS, cost);
-		return NULL;
-	}
-	s->key = key;
-	s->refs = 1;
-	s->cost = cost;
-	s->taken_ns = elffs_now_ns();
-	return s;
-}
-
-static void snap_free(struct dsnap *s)
-{
-	free(s->e);
-	free(s->st);
-	free(s->names);
-	membudget_release(MB_LISTINGS, s->cost);
-	free(s);
-}
-
-/* Entry name of s with d_type type; from SOURCE (kind, lstat st) or not
- * (st NULL: only after the SOURCE entries). */
-static int snap_add(struct dsnap *s, const char *name, unsigned char type, unsigned char kind,
-                    const struct stat *st)
-{
-	size_t len = strlen(name) + 1;
-	if (s->used + len > UINT32_MAX || (st && s->nst != s->n))
-		return -ENOMEM;
-	int ret = room_for(s, (void **)&s->names, &s->room, s->used + len, 1, NAMES_FIRST);
-	if (ret == 0)
-		ret = room_for(s, (void **)&s->e, &s->cap, s->n + 1, sizeof(*s->e), RECORDS_FIRST);
-	if (ret == 0 && st)
-		ret = room_for(s, (void **)&s->st, &s->stcap, s->nst + 1, sizeof(*s->st),
-		               RECORDS_FIRST);
-	if (ret < 0)
-		return ret;
-	memcpy(s->names + s->used, name, len);
-	s->e[s->n++] = (struct dsent){(uint32_t)s->used, type, kind};
-	s->used += len;
-	if (st)
-		s->st[s->nst++] = node_srcstat(st);
-	return 0;
-}
-
-/* Give back what the doubling left unused (a shrinking realloc stays in
- * place: a heap chunk is split, a mapped block remapped). */
-static void snap_fit(struct dsnap *s)
-{
-	resize(s, (void **)&s->names, &s->room, s->used, 1);
-	resize(s, (void **)&s->e, &s->cap, s->n, sizeof(*s->e));
-	resize(s, (void **)&s->st, &s->stcap, s->nst, sizeof(*s->st));
-}
-
-/* The snapshot of directory key still within the cache timeout, with a
- * reference, or NULL; older ones leave the registry (their handles keep
- * them). */
-static struct dsnap *share_find(uint64_t key)
-{
-	uint64_t now = elffs_now_ns();
-	pthread_mutex_lock(&share_lock);
-	struct dsnap **p = &shared[key % SHARE_BUCKETS], *s;
-	while ((s = *p)) {
-		if (s->key == key && now - s->taken_ns < elffs.timeout_ns) {
-			s->refs++;
-			break;
-		}
-		if (s->key == key) {
-			*p = s->next;
-			s->shared = false;
-			continue;
-		}
-		p = &s->next;
-	}
-	pthread_mutex_unlock(&share_lock);
-	return s;
-}
-
-/* Offer s (complete) to the handles opened after it. */
-static void share_publish(struct dsnap *s)
-{
-	if (elffs.timeout_ns == 0)
-		return;
-	pthread_mutex_lock(&share_lock);
-	s->next = shared[s->key % SHARE_BUCKETS];
-	shared[s->key % SHARE_BUCKETS] = s;
-	s->shared = true;
-	pthread_mutex_unlock(&share_lock);
-}
-
-static void snap_put(struct dsnap *s)
-{
-	if (!s)
-		return;
-	pthread_mutex_lock(&share_lock);
-	bool last = --s->refs == 0;
-	if (last && s->shared) {
-		struct dsnap **p = &shared[s->key % SHARE_BUCKETS];
-		while (*p != s)
-			p = &(*p)->next;
-		*p = s->next;
-	}
-	pthread_mutex_unlock(&share_lock);
-	if (last)
-		snap_free(s);
-}
 
 /* ------------------------------------------------------------- building */
 
@@ -222,8 +23,8 @@ static void snap_put(struct dsnap *s)
 static int list_source(struct node *dir, struct dsnap *s)
 {
 	int fd = src_open_dir(dir, O_RDONLY);
-	if (fd == -EMFILE || fd == -ENFILE) /* even after giving back idle descriptors */
-		return -EIO;
+	if (err_no_fds(fd)) /* even after giving back idle descriptors */
+		return err_for_reader(fd);
 	if (fd < 0) /* gone, or something else now */
 		return fd == -ENOMEM || fd == -EACCES ? fd : -ENOENT;
 	DIR *dp = fdopendir(fd);
@@ -239,11 +40,11 @@ static int list_source(struct node *dir, struct dsnap *s)
 			continue;
 		struct stat st;
 		int kind = probe_entry(dirfd(dp), de->d_name, de->d_type, &st);
-		if (kind == -EMFILE || kind == -ENFILE) /* a listing with holes is wrong */
-			ret = -EIO;
+		if (err_no_fds(kind)) /* a listing with holes is wrong */
+			ret = err_for_reader(kind);
 		else if (kind >= 0)
-			ret = snap_add(s, de->d_name, kind == NK_LINK ? DT_LNK : DT_DIR,
-			               (unsigned char)kind, &st);
+			ret = dsnap_add(s, de->d_name, kind == NK_LINK ? DT_LNK : DT_DIR,
+			                (unsigned char)kind, &st);
 	}
 	if (ret == 0 && errno)
 		ret = -errno;
@@ -255,22 +56,22 @@ static int list_source(struct node *dir, struct dsnap *s)
  * new one (then offered to the next handles). */
 static int take_snapshot(struct node *dir, struct dirlist *d)
 {
-	if ((d->snap = share_find(d->self)))
+	if ((d->snap = dsnap_shared(d->self)))
 		return 0;
-	if (!(d->snap = snap_new(d->self)))
+	if (!(d->snap = dsnap_new(d->self)))
 		return -ENOMEM;
 	int ret;
 	if (dir->kind == NK_DIR) {
 		ret = list_source(dir, d->snap);
 		if (ret == 0 && !dir->parent)
-			ret = bidfs_list_root(d);
+			ret = bidfs_list_root(d->snap);
 	} else {
-		ret = bidfs_list(dir, d);
+		ret = bidfs_list(dir, d->snap);
 	}
 	if (ret < 0)
 		return ret;
-	snap_fit(d->snap);
-	share_publish(d->snap);
+	dsnap_fit(d->snap);
+	dsnap_publish(d->snap);
 	return 0;
 }
 
@@ -316,7 +117,7 @@ static int list_view(struct node *dir, struct dirlist *d)
 int dirlist_open(struct node *dir, struct dirlist **out)
 {
 	uint64_t cost = membudget_chunk(sizeof(struct dirlist));
-	int ret = membudget_reserve(MB_LISTINGS, cost, 0, WHAT);
+	int ret = membudget_reserve(MB_LISTINGS, cost, 0, DIRSNAP_WHAT);
 	if (ret < 0)
 		return ret;
 	struct dirlist *d = calloc(1, sizeof(*d));
@@ -359,7 +160,7 @@ void dirlist_free(struct dirlist *d)
 	if (!d)
 		return;
 	handles_remove(&d->link);
-	snap_put(d->snap);
+	dsnap_put(d->snap);
 	if (d->pinned)
 		bincache_release(d->view);
 	else
@@ -393,17 +194,4 @@ const struct srcstat *dirlist_srcstat(const struct dirlist *d, size_t i, int *ki
 	*kind = d->snap->e[i].kind;
 	*taken_ns = d->snap->taken_ns;
 	return &d->snap->st[i];
-}
-
-bool dirlist_has(const struct dirlist *d, const char *name)
-{
-	for (size_t i = 0; d->snap && i < d->snap->n; i++)
-		if (strcmp(d->snap->names + d->snap->e[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-int dirlist_add(struct dirlist *d, const char *name, unsigned char type)
-{
-	return d->snap ? snap_add(d->snap, name, type, 0, NULL) : -EINVAL;
 }

@@ -40,7 +40,7 @@
 
 #define DIRLIST_ROWS_MAX 16 /* rows of a binary's directory (entries.h), at most */
 
-struct dsnap; /* a snapshot (dirlist.c) */
+struct dsnap; /* a snapshot (dirsnap.h) */
 
 struct dirlist {
 	uint64_t self;   /* inode of the directory */
@@ -70,12 +70,5 @@ const char *dirlist_name(const struct dirlist *d, size_t i, unsigned char *type)
  * without one (not from SOURCE). */
 const struct srcstat *dirlist_srcstat(const struct dirlist *d, size_t i, int *kind,
                                       uint64_t *taken_ns);
-
-/* Whether d (a snapshot being built) has an entry named name. */
-bool dirlist_has(const struct dirlist *d, const char *name);
-
-/* Add an entry without lstat to the snapshot being built for d (index
- * directories, the index's entry in the root); 0, -ENOMEM or -EFBIG. */
-int dirlist_add(struct dirlist *d, const char *name, unsigned char type);
 
 #endif /* ELFFS_DIRLIST_H */

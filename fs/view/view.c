@@ -1,8 +1,6 @@
 /* A parsed view of one binary: its pfelf handle, file names and text views. */
 #include "view/view.h"
 #include "base/membudget.h"
-#include "content/arview.h"
-#include "content/entries.h"
 #include "text/naming.h"
 #include "nameset.h"
 #include "source/source.h"
@@ -135,42 +133,37 @@ static uint64_t lower_cost(pfelf_file *f)
 	       (uint64_t)eh->phnum * sizeof(pfelf_phdr);
 }
 
-/* Name, index and describe the parse of f into the new core v. */
-static int build_parts(struct bview *v)
-{
-	int ret = name_sections(v);
-	if (ret == 0)
-		ret = name_segments(v);
-	if (ret == 0)
-		ret = entries_build(v);
-	return ret;
-}
-
-int view_build(pfelf_file *f, const char *what, struct bview **out)
+struct bview *view_new_core(const char *what)
 {
 	static _Atomic uint64_t serials;
 	struct bview *v = calloc(1, sizeof(*v));
 	if (!v)
-		return -ENOMEM;
+		return NULL;
 	v->core = v;
-	v->f = f;
-	v->eh = *pfelf_header(f);
-	v->fsize = pfelf_size(f);
 	v->serial = atomic_fetch_add(&serials, 1) + 1;
 	snprintf(v->label, sizeof(v->label), "%s", what ? what : "");
 	pthread_mutex_init(&v->lazy_lock, NULL);
+	return v;
+}
+
+int view_parse(pfelf_file *f, const char *what, struct bview **out)
+{
+	struct bview *v = view_new_core(what);
+	if (!v)
+		return -ENOMEM;
+	v->f = f;
+	v->eh = *pfelf_header(f);
+	v->fsize = pfelf_size(f);
 	int ret = view_charge(v, lower_cost(f));
 	if (ret == 0)
-		ret = build_parts(v);
-	uint64_t cost = ret == 0 ? view_cost(v) : 0;
-	if (ret == 0 && cost > v->cost)
-		ret = view_charge(v, cost - v->cost);
+		ret = name_sections(v);
+	if (ret == 0)
+		ret = name_segments(v);
 	if (ret < 0) {
 		v->f = NULL; /* the caller keeps f on failure */
 		view_free(v);
 		return ret;
 	}
-	view_drop_pages(v);
 	*out = v;
 	return 0;
 }
@@ -182,24 +175,8 @@ struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root)
 		return NULL;
 	a->core = c;
 	a->gen = gen;
-	a->eh = c->eh;
-	a->fsize = c->fsize;
-	a->nsec = c->nsec;
-	a->sec_err = c->sec_err;
-	a->secname = c->secname;
-	a->secindex = c->secindex;
-	a->nseg = c->nseg;
-	a->seg_err = c->seg_err;
-	a->segname = c->segname;
-	a->buildid = c->buildid;
-	a->buildid_len = c->buildid_len;
-	a->comp = c->comp;
-	a->ncomp = c->ncomp;
-	a->id = c->id;
-	a->fh = c->fh;
+	a->parse = c->parse;
 	a->root = root;
-	a->ar = c->ar;
-	a->base = c->base;
 	return a;
 }
 
@@ -218,11 +195,7 @@ void view_free(struct bview *v)
 	for (uint32_t i = 0; v->segname && i < v->nseg; i++)
 		free(v->segname[i]);
 	free(v->segname);
-	entries_free(v);
-	symview_free(&v->sym);
-	textview_free(v);
 	pthread_mutex_destroy(&v->lazy_lock);
-	arview_free(v);
 	pfelf_close(v->f);
 	pfelf_archive_close(v->arch);
 	membudget_release(MB_VIEWS, v->cost);

@@ -2,8 +2,7 @@
 #ifndef ELFFS_VIEW_H
 #define ELFFS_VIEW_H
 
-#include "content/symview.h"
-#include "content/textview.h"
+#include "nameset.h"
 
 #include <pfelf.h>
 #include <pthread.h>
@@ -14,57 +13,76 @@
 
 struct binary;
 struct src_handle;
+struct symview;
+struct textstate;
 struct infoplan;
 struct arview;
 struct reloctext;
 struct node;
 
+/* What a parse found, immutable once built: the same in a core and in
+ * each of its aliases (one field list for struct vparse and the fields of
+ * struct bview that name its members). */
+#define VIEW_PARSE_FIELDS                                                                          \
+	pfelf_ehdr eh;           /* copy of the decoded header */                                  \
+	uint64_t fsize;          /* file size at open */                                           \
+	uint32_t nsec;           /* section headers, index 0 included (0: none or unreadable) */   \
+	int sec_err;             /* pfelf_section_count's error, or 0 */                           \
+	char **secname;          /* [nsec]: file names in sections/; [0] NULL */                   \
+	struct nameset secindex; /* section index by secname */                                    \
+	uint32_t nseg;           /* program headers */                                             \
+	int seg_err;             /* pfelf_segment_count's error, or 0 */                           \
+	char **segname;          /* [nseg]: file names in segments/ */                             \
+	char *buildid; /* build-id text (hex and a newline), NULL when none (entries.c) */         \
+	size_t buildid_len;                                                                        \
+	uint32_t *comp; /* indexes of the compressed sections (entries.c) */                       \
+	uint32_t ncomp;                                                                            \
+	pfelf_identity id;     /* identity of the file the view was built from */                  \
+	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL */          \
+	struct arview *ar;     /* an archive's members and texts (arview.h), or NULL */            \
+	uint64_t base;         /* a member's view: offset of its bytes in the source */
+
+struct vparse {
+	VIEW_PARSE_FIELDS
+};
+
 /*
  * A view is either a *core* (core == itself): one parse of one file
  * identity, shared by every binary node of that identity (hard links), or
  * an *alias* (core != itself): what one binary node at one generation
- * holds, with copies of its core's immutable fields, so that code given an
- * alias reads v->nsec, v->secname, ... as before. What is built on first
+ * holds, with a copy of its core's parse (struct vparse), so that code
+ * given an alias reads v->nsec, v->secname, ... directly. What is built on first
  * use (symbol names, text indexes) lives in the core only: go through
- * view_core(). bincache.c hands out aliases only.
+ * view_core(). A core's whole lifecycle (build, alias, free) is the binary
+ * cache's (cache/core.h), which hands out aliases only.
  */
 struct bview {
 	struct bview *core; /* the parse this view shows: itself for a core */
-	/* Immutable once built (an alias holds copies of its core's). */
-	uint64_t gen;            /* alias: generation of its binary (core: 0) */
-	pfelf_file *f;           /* core: the handle (owned), NULL while closed; alias: the
-	                            core's while pinned (else NULL or that) */
-	pfelf_archive *arch;     /* an ar archive's handle instead of f, the same way */
-	struct arview *ar;       /* an archive's members and texts (arview.h), or NULL */
-	uint64_t base;           /* a member's view: offset of its bytes in the source */
-	struct bview *outer;     /* a member's alias: the archive's alias whose references
-	                            and pins it stands for (arview.h) */
-	uint32_t member;         /* a member's view: its index in the archive */
-	pfelf_ehdr eh;           /* copy of the decoded header */
-	uint64_t fsize;          /* file size at open */
-	uint32_t nsec;           /* section headers, index 0 included (0 when none or unreadable) */
-	int sec_err;             /* pfelf_section_count's error, or 0 */
-	char **secname;          /* [nsec]: file names in sections/; [0] NULL */
-	struct nameset secindex; /* section index by secname */
-	uint32_t nseg;           /* program headers */
-	int seg_err;             /* pfelf_segment_count's error, or 0 */
-	char **segname;          /* [nseg]: file names in segments/ */
-	char *buildid;           /* build-id text (hex and a newline), NULL when none (entries.c) */
-	size_t buildid_len;
-	uint32_t *comp; /* indexes of the compressed sections (entries.c) */
-	uint32_t ncomp;
-	pfelf_identity id;     /* identity of the file the view was built from */
-	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL (source.h) */
+	/* An alias's own: its generation and, while pinned, its core's handle. */
+	uint64_t gen;        /* alias: generation of its binary (core: 0) */
+	pfelf_file *f;       /* core: the handle (owned), NULL while closed; alias: the
+	                        core's while pinned (else NULL or that) */
+	pfelf_archive *arch; /* an ar archive's handle instead of f, the same way */
+	struct bview *outer; /* a member's alias: the archive's alias whose references
+	                        and pins it stands for (arview.h) */
+	uint32_t member;     /* a member's core: its index in the archive */
+	union {
+		struct vparse parse; /* the whole: an alias's is a copy of its core's */
+		struct {
+			VIEW_PARSE_FIELDS
+		}; /* the same by name: v->nsec, v->secname, ... */
+	};
 	/* Core only: built on first use, under lazy_lock (symview.h, textview.h, info.h). */
 	pthread_mutex_t lazy_lock;
-	struct symview sym;
-	struct textstate text[TEXT_NKINDS]; /* info, symbols: generators and indexes */
-	struct infoplan *infoplan;          /* what the info lines need */
-	struct reloctext *reloc;            /* what the relocations lines need (reloctext.h) */
-	uint64_t cost;                      /* bytes reserved in the budget (membudget.h) */
-	bool meta_charged;                  /* pfelf's metadata tables are in cost */
-	uint64_t serial;                    /* unique per parse (keys decompressed sections) */
-	char label[48];                     /* the binary it was parsed for (log lines) */
+	struct symview *sym;       /* symview.h */
+	struct textstate *text;    /* [TEXT_NKINDS] info, symbols, ...: generators
+	                              and indexes (textview.h) */
+	struct infoplan *infoplan; /* what the info lines need */
+	struct reloctext *reloc;   /* what the relocations lines need (reloctext.h) */
+	uint64_t cost;             /* bytes reserved in the budget (membudget.h) */
+	bool meta_charged;         /* pfelf's metadata tables are in cost */
+	uint64_t serial;           /* unique per parse (keys decompressed sections) */
+	char label[48];            /* the binary it was parsed for (log lines) */
 	/* Cache state, under the bincache lock (bincache.h). */
 	struct node *root;       /* alias: its binary's node, to open f again (alive while
 	                            referenced) */
@@ -114,18 +132,23 @@ static inline struct bview *view_core(const struct bview *v)
 }
 
 /*
- * Build a core from an open handle, and reserve what it holds in the
- * memory budget (what: its name for the log); on success it owns f.
+ * A new core of an open handle with its section and segment names, what
+ * they hold reserved in the memory budget (what: its name for the log);
+ * on success it owns f. The content is the cache's to add (cache/core.h).
  * 0, -ENOMEM, -EFBIG (more than the whole budget).
  */
-int view_build(pfelf_file *f, const char *what, struct bview **out);
+int view_parse(pfelf_file *f, const char *what, struct bview **out);
+
+/* A new, empty core (what: its name for the log), owning no handle yet. NULL on ENOMEM. */
+struct bview *view_new_core(const char *what);
 
 /* A new alias of core c, for generation gen of binary node root (not yet
  * linked to c: bincache.c does that under its lock). NULL on ENOMEM. */
 struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root);
 
-/* Free a view: an alias alone; a core with what it holds (its handle too),
- * giving its bytes back to the memory budget. */
+/* Free a view: an alias alone; a core with its names and its handle,
+ * giving its bytes back to the memory budget (its content freed before:
+ * cache/core.h). */
 void view_free(struct bview *v);
 
 /*

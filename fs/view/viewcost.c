@@ -1,7 +1,7 @@
 /*
  * What a core view costs in the memory budget: its own allocations,
  * counted from what it holds, and pfelf's tables of its handle, bounded
- * from the section and program headers (pfelf/pfelf_i.h, meta_i.h: the
+ * from the section and program headers (pfelf's table costs, pfelf.h: the
  * tables are copies of the file's, plus their decoded forms and indexes).
  * Every figure is an upper bound, so that what the budget admits is never
  * less than what the daemon then holds.
@@ -13,40 +13,12 @@
 #include <elf.h>
 
 #define KiB ((uint64_t)1 << 10)
-#define MiB ((uint64_t)1 << 20)
 
 /* struct pfelf_file, its metadata block and their mutexes, the view's
  * struct and its label: a fixed part of every core. */
 #define FIXED_BYTES (4 * KiB)
-/* pfelf refuses larger section name tables and note regions. */
-#define NAME_TABLE_MAX (64 * MiB)
-#define NOTES_MAX      (64 * MiB)
-/* pfelf's decoded note (struct pfelf__note of pfelf/meta_i.h). */
-#define NOTE_ENTRY 48
-/* A symbol table is copied, and a symbol of 16 bytes (ELF32; 24 for
- * ELF64) gets 4 bytes in the by-name index: 5/4 of its size. (pfelf's
- * address index, 28 bytes a symbol, is built by pfelf_symbol_at, which
- * the daemon never calls.) */
-#define SYM_FACTOR_NUM 5
-#define SYM_FACTOR_DEN 4
-/* Hash tables (bloom words widened to 64 bits), version tables: twice
- * their size. */
-#define WIDE_FACTOR 2
 /* The interpreter, debug links, the Go build info and the metadata block. */
 #define META_FIXED (256 * KiB)
-/* A dynamic symbol table found through DT_SYMTAB (no .dynsym section):
- * its entries and their index, hash and version tables lie in PT_LOADs;
- * 5 times the largest bounds them. */
-#define LOAD_FACTOR 5
-
-/* The capacity of an array grown by doubling from 16 to hold n. */
-static uint64_t pow2_at_least(uint64_t n)
-{
-	uint64_t cap = 16;
-	while (cap < n)
-		cap <<= 1;
-	return cap;
-}
 
 /* Slots of an open-addressing index of n names (pfelf's and the view's). */
 static uint64_t index_slots(uint64_t n)
@@ -89,39 +61,21 @@ static uint64_t tables_cost(const struct bview *v)
 		c += membudget_chunk((uint64_t)v->nsec * sizeof(pfelf_shdr));
 		c += membudget_chunk(index_slots(v->nsec) * sizeof(uint32_t));
 		const pfelf_shdr *sh = in_file(v, v->eh.shstrndx);
-		if (sh && sh->size <= NAME_TABLE_MAX)
-			c += membudget_chunk(sh->size);
+		uint64_t names = sh ? pfelf_cost_name_table(sh->size) : 0;
+		if (names)
+			c += membudget_chunk(names);
 	}
 	return c + membudget_chunk((uint64_t)v->nseg * sizeof(pfelf_phdr));
 }
 
-/* pfelf's notes, which the build id has read at parse: an entry of
- * NOTE_ENTRY bytes each in an array that doubles from 16, and their names
- * and descriptors (at most the bytes of their regions: the SHT_NOTE
- * sections when there are some, else the PT_NOTE segments) in a buffer
- * that doubles. */
+/* pfelf's notes, which the build id has read at parse: their array, and
+ * their names and descriptors. */
 static uint64_t notes_cost(const struct bview *v)
 {
-	uint64_t sec = 0, seg = 0;
-	bool found = false;
-	for (uint32_t i = 1; i < v->nsec; i++) {
-		const pfelf_shdr *sh;
-		if (pfelf_section(v->f, i, &sh) < 0 || sh->type != SHT_NOTE)
-			continue;
-		found = true;
-		if (!(sh->status & PFELF_ST_OUT_OF_FILE))
-			sec += sh->size < NOTES_MAX ? sh->size : NOTES_MAX;
-	}
-	for (uint32_t i = 0; !found && i < v->nseg; i++) {
-		const pfelf_phdr *ph;
-		if (pfelf_segment(v->f, i, &ph) == 0 && ph->type == PT_NOTE &&
-		    !(ph->status & PFELF_ST_OUT_OF_FILE))
-			seg += ph->filesz < NOTES_MAX ? ph->filesz : NOTES_MAX;
-	}
-	uint64_t bytes = found ? sec : seg;
-	int n = pfelf_note_count(v->f);
-	return membudget_chunk(pow2_at_least(n > 0 ? (uint64_t)n : 0) * NOTE_ENTRY) +
-	       membudget_chunk(2 * (bytes < NOTES_MAX ? bytes : NOTES_MAX));
+	pfelf_notes_cost n;
+	if (pfelf_cost_notes(v->f, &n) < 0)
+		return 0;
+	return membudget_chunk(n.array) + membudget_chunk(n.data);
 }
 
 uint64_t view_cost(const struct bview *v)
@@ -137,135 +91,27 @@ uint64_t view_cost(const struct bview *v)
 	return c + tables_cost(v) + notes_cost(v);
 }
 
-/* pfelf's metadata tables of one section (copies, decoded forms, indexes). */
-static uint64_t section_meta(const pfelf_shdr *sh, uint32_t shstrndx)
+/* What pfelf may copy through the dynamic entries (pfelf_cost_dynamic):
+ * their decoded form, the dynamic string table, and without a .dynsym
+ * section the table of DT_SYMTAB and its strings. */
+static uint64_t dynamic_meta(const struct bview *v)
 {
-	switch (sh->type) {
-	case SHT_SYMTAB:
-	case SHT_DYNSYM:
-		return sh->size / SYM_FACTOR_DEN * SYM_FACTOR_NUM + SYM_FACTOR_NUM;
-	case SHT_STRTAB:
-		return sh->index == shstrndx ? 0 : sh->size + 1;
-	case SHT_SYMTAB_SHNDX:
-		return sh->size;
-	case SHT_HASH:
-	case SHT_GNU_HASH:
-	case SHT_GNU_verdef:
-	case SHT_GNU_verneed:
-	case SHT_GNU_versym:
-		return sh->size * WIDE_FACTOR;
-	}
-	return 0;
-}
-
-/* What the dynamic entries say (the ones pfelf reads: PT_DYNAMIC, else
- * the SHT_DYNAMIC section), read here without pfelf copying them. */
-struct dyntags {
-	uint64_t off, len; /* the entries' range (len 0: none) */
-	uint64_t count;    /* entries before DT_NULL, at most DYN_ENTS */
-	uint64_t strsz;    /* DT_STRSZ, when there is a DT_STRTAB; else 0 */
-	bool symtab;       /* DT_SYMTAB */
-	bool strtab;
-};
-
-#define DYN_ENTS 65536 /* pfelf looks at that many dynamic entries */
-
-/* The range of the dynamic entries and the largest PT_LOAD's size. */
-static void dyn_range(const struct bview *v, struct dyntags *t, uint64_t *load)
-{
-	*load = 0;
-	for (uint32_t i = 0; i < v->nseg; i++) {
-		const pfelf_phdr *ph;
-		if (pfelf_segment(v->f, i, &ph) < 0 || (ph->status & PFELF_ST_OUT_OF_FILE))
-			continue;
-		if (ph->type == PT_DYNAMIC && !t->len) {
-			t->off = ph->offset;
-			t->len = ph->filesz;
-		} else if (ph->type == PT_LOAD && ph->filesz > *load) {
-			*load = ph->filesz < v->fsize ? ph->filesz : v->fsize;
-		}
-	}
-	for (uint32_t i = 1; !t->len && i < v->nsec; i++) {
-		const pfelf_shdr *sh = in_file(v, i);
-		if (sh && sh->type == SHT_DYNAMIC) {
-			t->off = sh->offset;
-			t->len = sh->size;
-		}
-	}
-}
-
-/* Note one entry; false at DT_NULL. */
-static bool dyn_note(struct dyntags *t, uint64_t tag, uint64_t val)
-{
-	if (tag == DT_NULL)
-		return false;
-	t->count++;
-	t->symtab |= tag == DT_SYMTAB;
-	t->strtab |= tag == DT_STRTAB;
-	if (tag == DT_STRSZ)
-		t->strsz = val;
-	return true;
-}
-
-static uint64_t word(const uint8_t *p, bool is64, bool msb)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < (is64 ? 8 : 4); i++)
-		v |= (uint64_t)p[msb ? (is64 ? 7 : 3) - i : i] << (8 * i);
-	return v;
-}
-
-/* Read the dynamic entries of v, 4 KiB at a time, into t. */
-static void dyn_scan(const struct bview *v, struct dyntags *t)
-{
-	bool is64 = v->eh.elfclass == 2, msb = v->eh.data == 2;
-	size_t esz = is64 ? 16 : 8;
-	uint8_t buf[4096];
-	uint64_t len = t->len < DYN_ENTS * esz ? t->len : DYN_ENTS * esz;
-	for (uint64_t at = 0; at + esz <= len;) {
-		size_t n = len - at < sizeof(buf) ? (size_t)(len - at) : sizeof(buf);
-		n -= n % esz;
-		if (pfelf_read(v->f, t->off + at, buf, n) != (ssize_t)n)
-			return;
-		for (size_t i = 0; i < n; i += esz)
-			if (!dyn_note(t, word(buf + i, is64, msb),
-			              word(buf + i + esz / 2, is64, msb)))
-				return;
-		at += n;
-	}
-	if (!t->strtab)
-		t->strsz = 0;
-}
-
-/* What pfelf may copy through the dynamic entries: their decoded form, the
- * string table of DT_STRSZ, and without a .dynsym section the table of
- * DT_SYMTAB (its strings copied once more). */
-static uint64_t dynamic_meta(const struct bview *v, bool has_dynsym)
-{
-	struct dyntags t = {0};
-	uint64_t load;
-	dyn_range(v, &t, &load);
-	if (!t.len)
+	pfelf_dynamic_cost d;
+	if (pfelf_cost_dynamic(v->f, &d) < 0 || !d.entries)
 		return 0;
-	dyn_scan(v, &t);
-	uint64_t str = t.strsz < load ? t.strsz : load;
-	uint64_t c =
-	        membudget_chunk((t.count + 1) * 2 * sizeof(uint64_t)) + membudget_chunk(str + 1);
-	if (!has_dynsym && t.symtab)
-		c += load * LOAD_FACTOR + membudget_chunk(str + 1);
+	uint64_t c = membudget_chunk(d.entries) + membudget_chunk(d.strings);
+	if (d.symbol_strings)
+		c += d.symbols + membudget_chunk(d.symbol_strings);
 	return c;
 }
 
 uint64_t view_meta_cost(const struct bview *v)
 {
 	uint64_t c = META_FIXED;
-	bool has_dynsym = false;
 	for (uint32_t i = 1; i < v->nsec; i++) {
 		const pfelf_shdr *sh = in_file(v, i);
-		if (!sh)
-			continue;
-		has_dynsym |= sh->type == SHT_DYNSYM;
-		c += section_meta(sh, v->eh.shstrndx);
+		if (sh)
+			c += pfelf_cost_section_tables(sh, v->eh.shstrndx);
 	}
-	return c + dynamic_meta(v, has_dynsym);
+	return c + dynamic_meta(v);
 }

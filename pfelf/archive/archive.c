@@ -1,8 +1,8 @@
 /*
  * ar archives: opening (the three backends), the handle's reference count,
- * reading the archive's bytes, and member handles that share the archive's
- * mapping, descriptor or buffer. The walk of the member headers is in
- * archive_walk.c, the symbol index in archive_index.c.
+ * and member handles that share the archive's mapping, descriptor or
+ * buffer. Reading the archive's bytes is in archive_read.c, the walk of the
+ * member headers in archive_walk.c, the symbol index in archive_index.c.
  */
 #include "archive/archive_i.h"
 
@@ -43,35 +43,6 @@ void pfelf__archive_put(pfelf_archive *a)
 {
 	if (a && atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1)
 		ar_free(a);
-}
-
-static _Atomic uint64_t ar_work;
-
-uint64_t pfelf__ar_work(void)
-{
-	return atomic_load_explicit(&ar_work, memory_order_relaxed);
-}
-
-void pfelf__ar_count(uint64_t n)
-{
-	atomic_fetch_add_explicit(&ar_work, n, memory_order_relaxed);
-}
-
-int pfelf__ar_read(pfelf_archive *a, uint64_t off, void *buf, size_t len)
-{
-	if (len == 0)
-		return 0;
-	pfelf__ar_count(len);
-	switch (a->kind) {
-	case PFELF_BACKEND_MEMORY:
-		memcpy(buf, a->base + off, len);
-		return 0;
-	case PFELF_BACKEND_MMAP:
-		return pfelf__safe_copy(buf, a->base + off, len) < 0 ? -EIO : 0;
-	case PFELF_BACKEND_PREAD:
-		return pfelf__pread_all(a->fd, off, buf, len);
-	}
-	return -EINVAL;
 }
 
 PFELF_API int pfelf_is_archive_magic(const void *buf, size_t len)
@@ -277,6 +248,7 @@ PFELF_API int pfelf_archive_open_member(pfelf_archive *a, uint32_t index, unsign
 		return -ENOMEM;
 	atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
 	f->ar = a; /* dropped by pfelf__free from here on */
+	f->archive_put = pfelf__archive_put;
 	f->size = m->size;
 	f->id = a->id;
 	f->has_id = a->has_id;

@@ -2,7 +2,7 @@
 #ifndef PFELF_ARCHIVE_I_H
 #define PFELF_ARCHIVE_I_H
 
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #define AR_MAGIC_LEN 8
 #define AR_HDR_LEN   60
@@ -42,7 +42,11 @@ struct pfelf_archive {
 	uint32_t nsyms;
 };
 
-/* Copy [off, off+len) (already checked) of the archive file into buf:
+/* Drop a reference on an archive handle; the last frees it (archive.c). */
+void pfelf__archive_put(pfelf_archive *a) PFELF_HIDDEN;
+
+/* Copy [off, off+len) (already checked) of the archive file into buf
+ * (archive_read.c):
  * 0, or -EIO when the bytes are gone. */
 int pfelf__ar_read(pfelf_archive *a, uint64_t off, void *buf, size_t len) PFELF_HIDDEN;
 

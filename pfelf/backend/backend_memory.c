@@ -1,5 +1,5 @@
 /* The memory backend: a caller's buffer that outlives the handle. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <string.h>
 

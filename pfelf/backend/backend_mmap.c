@@ -9,7 +9,7 @@
  * file to read its headers thus costs no mmap/munmap, and a handle that is
  * only parsed never holds a mapping.
  */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

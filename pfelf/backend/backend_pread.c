@@ -1,25 +1,9 @@
 /* The pread backend: a descriptor owned by the handle. A short read means
  * the file shrank since open: -EIO. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <fcntl.h>
 #include <unistd.h>
-
-int pfelf__pread_all(int fd, uint64_t off, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-	while (len > 0) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static int pread_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 {

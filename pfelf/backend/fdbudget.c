@@ -19,7 +19,7 @@
  * the caller holds many of its own), every idle descriptor is given back
  * and the open is tried once more.
  */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>

@@ -7,7 +7,7 @@
  * changed has another identity, so it gets a fresh mapping while readers of
  * the old one keep theirs.
  */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +37,17 @@ static unsigned bucket_of(const pfelf_identity *id)
 	h ^= id->size + (uint64_t)id->mtime_nsec + ((uint64_t)id->ctime_sec << 17);
 	h ^= h >> 29;
 	return (unsigned)(h % NBUCKETS);
+}
+
+PFELF_API void pfelf_identity_of(const struct stat *st, pfelf_identity *id)
+{
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
+	id->size = (uint64_t)st->st_size;
+	id->mtime_sec = st->st_mtim.tv_sec;
+	id->mtime_nsec = st->st_mtim.tv_nsec;
+	id->ctime_sec = st->st_ctim.tv_sec;
+	id->ctime_nsec = st->st_ctim.tv_nsec;
 }
 
 PFELF_API bool pfelf_identity_equal(const pfelf_identity *a, const pfelf_identity *b)

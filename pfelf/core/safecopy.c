@@ -8,7 +8,7 @@
  * So pfelf never reads a mapping with a CPU load: every table it parses is
  * copied out through here first.
  */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <fcntl.h>
 #include <string.h>

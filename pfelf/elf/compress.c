@@ -4,7 +4,7 @@
  * buffer, which bounds the output; the compressed bytes are copied out of
  * the file first (at most 256 MiB), so a truncated file is an error, not a
  * crash. The stream must produce exactly ch_size bytes. */
-#include "tables/tables_i.h"
+#include "pfelf_i.h"
 
 #include <limits.h>
 #include <stdio.h>

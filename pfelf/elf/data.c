@@ -1,6 +1,6 @@
 /* Data access: zero-copy references, copying reads, views, reads by
  * virtual address, and paging advice. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Decoding and validating the ELF header, extended numbering included. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -10,15 +10,6 @@
 #define EHDR64_SIZE 64
 #define SHDR32_SIZE 40
 #define SHDR64_SIZE 64
-
-int pfelf__read_range(pfelf_file *f, uint64_t off, void *buf, size_t len)
-{
-	if (!pfelf__range_ok(f->size, off, len))
-		return -EINVAL;
-	if (len == 0)
-		return 0;
-	return f->ops->read(f, off, buf, len);
-}
 
 /* Refuse f's header with err: the reason (a printf format) goes to f->why
  * when pfelf_header_why() asked for it. */
@@ -162,6 +153,17 @@ int pfelf__parse_header(pfelf_file *f)
 		              f->size, f->is64 ? 64u : 32u, need);
 	decode_ehdr(f, b, need);
 	return resolve_counts(f);
+}
+
+int pfelf__finish_open(pfelf_file *f, pfelf_file **out)
+{
+	int ret = pfelf__parse_header(f);
+	if (ret < 0) {
+		pfelf__free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
 }
 
 PFELF_API const pfelf_ehdr *pfelf_header(const pfelf_file *f)

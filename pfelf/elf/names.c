@@ -1,5 +1,5 @@
 /* Names of ELF constants spelled as binutils' readelf spells them. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdarg.h>
 #include <stdio.h>

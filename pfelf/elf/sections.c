@@ -1,6 +1,6 @@
 /* The section table: loaded on first use, names resolved, looked up by
  * index or by name (through an index sorted on first use). */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,11 @@
 /* Section tables up to this size (with the bytes ahead) are read into a
  * buffer on the stack. */
 #define RAW_ON_STACK 16384
+
+PFELF_API uint64_t pfelf_cost_name_table(uint64_t size)
+{
+	return size == 0 || size > MAX_NAME_TABLE ? 0 : size; /* load_names' copy */
+}
 
 /* Copy the section name table (from the ahead bytes read just before
  * shoff when it lies there); on any problem names stay unresolved. */

@@ -1,6 +1,6 @@
 /* The program header table, loaded on first use, and virtual address to
  * file offset through its PT_LOAD entries. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -640,6 +640,114 @@ PFELF_API int pfelf_note_get(pfelf_file *f, uint32_t index, pfelf_note *out);
  */
 PFELF_API int pfelf_build_id(pfelf_file *f, const uint8_t **id);
 
+/* ------------------------------------------------------------ table costs */
+
+/*
+ * Upper bounds of what pfelf allocates for the tables of a handle, for a
+ * caller that keeps a memory budget: each in bytes of one allocation (the
+ * caller adds its allocator's overhead), each defined beside the code that
+ * makes that allocation. Pure functions of their arguments, no handle.
+ */
+
+/**
+ * The copy of the section name table, of size bytes (sh_size of section
+ * e_shstrndx). Returns size, or 0 when pfelf copies no table that large
+ * (more than 64 MiB) or empty.
+ */
+PFELF_API uint64_t pfelf_cost_name_table(uint64_t size);
+
+/** What pfelf_cost_notes() finds: bytes of one allocation each. */
+typedef struct pfelf_notes_cost {
+	uint64_t array; /* the decoded notes: an array grown by doubling from 16 */
+	uint64_t data;  /* their names and descriptors: a buffer grown by doubling,
+	                   from the bytes of their regions (at most 64 MiB) */
+} pfelf_notes_cost;
+
+/**
+ * The notes of f (pfelf_note_count, which loads them when not done yet):
+ * their array and their data, from the regions they come from (the
+ * SHT_NOTE sections when there are some, else the PT_NOTE segments).
+ * Returns 0, or -EINVAL for a NULL argument.
+ */
+PFELF_API int pfelf_cost_notes(pfelf_file *f, pfelf_notes_cost *out);
+
+/**
+ * The tables pfelf copies and decodes from section sh when asked for them:
+ * a symbol table with its by-name index, a string table (none for
+ * shstrndx, the section name table: see pfelf_cost_name_table), the
+ * SHT_SYMTAB_SHNDX words, hash and version tables. Returns 0 for other
+ * sections. The address index of pfelf_symbol_at() is not counted.
+ */
+PFELF_API uint64_t pfelf_cost_section_tables(const pfelf_shdr *sh, uint32_t shstrndx);
+
+/** What pfelf_cost_dynamic() finds: bytes of one allocation each. */
+typedef struct pfelf_dynamic_cost {
+	uint64_t entries;        /* the decoded entries (0: no dynamic section) */
+	uint64_t strings;        /* the copy of the dynamic string table */
+	uint64_t symbols;        /* without a .dynsym section, the table of DT_SYMTAB
+	                            with its index, hash and version tables (several
+	                            allocations in all); else 0 */
+	uint64_t symbol_strings; /* that table's copy of the strings; else 0 */
+} pfelf_dynamic_cost;
+
+/**
+ * The tables pfelf makes from the dynamic entries of f (the first
+ * PT_DYNAMIC in the file, else a SHT_DYNAMIC section): the entries read
+ * here 4 KiB at a time, never loaded or kept, at most as many as pfelf
+ * decodes. The string table is bounded by DT_STRSZ and by the largest
+ * PT_LOAD. Returns 0 (*out all zero when f has no dynamic entries), or
+ * -EINVAL for a NULL argument.
+ */
+PFELF_API int pfelf_cost_dynamic(pfelf_file *f, pfelf_dynamic_cost *out);
+
+/* ------------------------------------------------ build id without a handle */
+
+/** Shortest and longest GNU build id pfelf_scan_build_id() returns. */
+#define PFELF_SCAN_ID_MIN 2
+#define PFELF_SCAN_ID_MAX 64
+
+/**
+ * How pfelf_scan_build_id() reads the file: like pread(2), up to len bytes
+ * at offset off of src into buf. Returns the bytes read (0 past the end) or
+ * -errno (-EINTR: called again).
+ */
+typedef ssize_t (*pfelf_read_fn)(void *src, void *buf, size_t len, uint64_t off);
+
+/** What pfelf_scan_build_id() found; the caller's memory, filled whole. */
+typedef struct pfelf_build_id_scan {
+	uint8_t id[PFELF_SCAN_ID_MAX]; /* the build id: len bytes */
+	uint8_t len;
+	bool debug;      /* a separate debug file: .debug_info (or .zdebug_info)
+	                    with bytes and a .text of type SHT_NOBITS */
+	unsigned reads;  /* calls of read made (statistics) */
+	bool badsize;    /* the -EINVAL came from the note's length: ... */
+	uint64_t badlen; /* ... its n_descsz */
+} pfelf_build_id_scan;
+
+/**
+ * The GNU build id of a file of size bytes read through read(src, ...),
+ * without a handle or a mapping: the first note "GNU" of type
+ * NT_GNU_BUILD_ID among the note sections (the note segments when the file
+ * has no section headers or is ET_CORE, as readelf -n), and whether the
+ * file is a separate debug file (out->debug, looked at only when an id is
+ * found). The first 4 KiB and the section header table with the 4 KiB
+ * before it are read at once (one or two reads for most files); a note or
+ * name table elsewhere (at most 64 KiB) costs one more read each, and one
+ * that cannot be read counts as absent. Nothing is kept after the call:
+ * src is used only during it.
+ *
+ * Returns 1 with out->id and out->len (PFELF_SCAN_ID_MIN to
+ * PFELF_SCAN_ID_MAX bytes); 0 for an ELF file without a build id note;
+ * -ENOEXEC when the file is not ELF; -EINVAL when the header is bad, the
+ * first 4 KiB come back short (the file is shorter than size), or the
+ * first build id note is of another length (then out->badsize is set and
+ * out->badlen is that length); -EIO when a read of the head fails or the
+ * section header table cannot be read; -ENOMEM. out->reads is set in
+ * every case.
+ */
+PFELF_API int pfelf_scan_build_id(pfelf_read_fn read, void *src, uint64_t size,
+                                  pfelf_build_id_scan *out);
+
 /**
  * The Go build id (note "Go", type 4, NUL-less string) copied NUL-ended
  * into buf. Returns its length; -ENOENT when none; -ENOSPC.
@@ -999,6 +1107,7 @@ PFELF_API ssize_t pfelf_archive_read(pfelf_archive *a, uint64_t off, void *buf, 
  * is not inside the file.
  */
 PFELF_API int pfelf_archive_get_ref(pfelf_archive *a, uint64_t off, size_t len, pfelf_ref *ref);
+
 /* ----------------------------------------------------------- relocations */
 /*
  * The entries of SHT_REL, SHT_RELA and SHT_RELR sections, read lazily from

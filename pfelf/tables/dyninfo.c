@@ -1,7 +1,8 @@
 /* The dynamic section as a whole, parsed once: its entries, its string
  * table, the names it gives (needed, soname, rpath, runpath), DT_FLAGS_1
  * and what it says of the file (PIE, readelf's type line), and the
- * PT_INTERP interpreter. */
+ * PT_INTERP interpreter; and the bound of what these tables cost, read
+ * without loading them (pfelf_cost_dynamic). */
 #include "tables/tables_i.h"
 
 #include <stdio.h>
@@ -306,4 +307,121 @@ PFELF_API int pfelf_file_type_name(pfelf_file *f, char *buf, size_t buflen)
 		return (size_t)n >= buflen ? -ENOSPC : n;
 	}
 	return pfelf_type_name(f->eh.type, buf, buflen);
+}
+
+/* ------------------------------------------------------------ the cost */
+
+/* A dynamic symbol table found through DT_SYMTAB (no .dynsym section):
+ * its entries and their index, hash and version tables lie in PT_LOADs;
+ * 5 times the largest bounds them. */
+#define LOAD_FACTOR 5
+
+/* What the cost reads of the dynamic entries. */
+struct dyncost {
+	uint64_t off, len; /* the entries' range (len 0: none) */
+	uint64_t load;     /* the largest PT_LOAD's bytes in the file */
+	uint64_t count;    /* entries before DT_NULL, at most MAX_DYN_ENTS */
+	uint64_t strsz;    /* DT_STRSZ, when there is a DT_STRTAB; else 0 */
+	bool symtab;       /* DT_SYMTAB */
+	bool strtab;
+};
+
+/* The range of the entries (a PT_DYNAMIC in the file, else a SHT_DYNAMIC
+ * section in the file) and the largest PT_LOAD. */
+static void cost_range(pfelf_file *f, struct dyncost *t)
+{
+	int np = pfelf_segment_count(f), ns = pfelf_section_count(f);
+	for (int i = 0; i < np; i++) {
+		const pfelf_phdr *ph;
+		if (pfelf_segment(f, (uint32_t)i, &ph) < 0 || (ph->status & PFELF_ST_OUT_OF_FILE))
+			continue;
+		if (ph->type == PT_DYNAMIC && !t->len) {
+			t->off = ph->offset;
+			t->len = ph->filesz;
+		} else if (ph->type == PT_LOAD && ph->filesz > t->load) {
+			t->load = ph->filesz < f->size ? ph->filesz : f->size;
+		}
+	}
+	for (int i = 1; !t->len && i < ns; i++) {
+		const pfelf_shdr *sh;
+		if (pfelf_section(f, (uint32_t)i, &sh) == 0 && sh->type == SHT_DYNAMIC &&
+		    !(sh->status & PFELF_ST_OUT_OF_FILE)) {
+			t->off = sh->offset;
+			t->len = sh->size;
+		}
+	}
+}
+
+/* Note one entry; false at DT_NULL. */
+static bool cost_note(struct dyncost *t, uint64_t tag, uint64_t val)
+{
+	if (tag == DT_NULL)
+		return false;
+	t->count++;
+	t->symtab |= tag == DT_SYMTAB;
+	t->strtab |= tag == DT_STRTAB;
+	if (tag == DT_STRSZ)
+		t->strsz = val;
+	return true;
+}
+
+/* Read the entries 4 KiB at a time, as many as decode_entries takes. */
+static void cost_scan(pfelf_file *f, struct dyncost *t)
+{
+	size_t esz = f->is64 ? 16 : 8;
+	uint8_t buf[4096];
+	uint64_t len = t->len < MAX_DYN_ENTS * esz ? t->len : MAX_DYN_ENTS * esz;
+	for (uint64_t at = 0; at + esz <= len;) {
+		size_t n = len - at < sizeof(buf) ? (size_t)(len - at) : sizeof(buf);
+		n -= n % esz;
+		if (pfelf__read_range(f, t->off + at, buf, n) < 0)
+			return;
+		struct pfelf_cursor c;
+		pfelf__cursor_init(&c, buf, n, f->msb);
+		for (size_t i = 0; i < n; i += esz) {
+			uint64_t tag = pfelf__getw(&c, f->is64);
+			if (!cost_note(t, tag, pfelf__getw(&c, f->is64)))
+				return;
+		}
+		at += n;
+	}
+	if (!t->strtab)
+		t->strsz = 0;
+}
+
+/* A .dynsym section in the file: the dynamic symbols come from it. */
+static bool has_dynsym(pfelf_file *f)
+{
+	int ns = pfelf_section_count(f);
+	for (int i = 1; i < ns; i++) {
+		const pfelf_shdr *sh;
+		if (pfelf_section(f, (uint32_t)i, &sh) == 0 && sh->type == SHT_DYNSYM &&
+		    !(sh->status & PFELF_ST_OUT_OF_FILE))
+			return true;
+	}
+	return false;
+}
+
+PFELF_API int pfelf_cost_dynamic(pfelf_file *f, pfelf_dynamic_cost *out)
+{
+	if (!f || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	struct dyncost t = {0};
+	cost_range(f, &t);
+	if (!t.len)
+		return 0;
+	cost_scan(f, &t);
+	uint64_t str = t.strsz < t.load ? t.strsz : t.load;
+	/* decode_entries allocates a slot for every entry of the range, the
+	 * DT_NULL padding after the last included */
+	uint64_t esz = f->is64 ? 16 : 8;
+	uint64_t slots = (t.len < MAX_DYN_ENTS * esz ? t.len : MAX_DYN_ENTS * esz) / esz;
+	out->entries = (slots > t.count ? slots : t.count + 1) * sizeof(struct pfelf__dynent);
+	out->strings = str + 1;
+	if (!has_dynsym(f) && t.symtab) {
+		out->symbols = t.load * LOAD_FACTOR;
+		out->symbol_strings = str + 1;
+	}
+	return 0;
 }

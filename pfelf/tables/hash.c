@@ -1,17 +1,10 @@
 /* Name lookup in the dynamic symbols through DT_GNU_HASH (bloom filter,
  * buckets, chains) or DT_HASH, both copied and checked on first use; every
- * chain walk is bounded by the number of symbols. Also counts DT_SYMTAB
- * entries for files without section headers, the way readelf does. */
+ * chain walk is bounded by the number of symbols. */
 #include "tables/tables_i.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define GNU_HDR     16
-#define CHUNK_WORDS 4096u
-
-int pfelf__dynsym_count_from_hash(pfelf_file *f, const struct pfelf__dyn *d,
-                                  uint32_t *count) PFELF_HIDDEN;
 
 static uint32_t gnu_hash(const char *s)
 {
@@ -51,29 +44,8 @@ static int table_offset(pfelf_file *f, const struct pfelf__symtab *t, uint32_t t
 		return ret == -EINVAL ? -ENOENT : ret;
 	if (!pfelf__dyn_find(d, tag, &addr))
 		return -ENOENT;
-	ret = pfelf_vaddr_to_offset(f, addr, GNU_HDR, off);
+	ret = pfelf_vaddr_to_offset(f, addr, PFELF__GNU_HASH_HDR, off);
 	return ret == -EFAULT ? -EINVAL : ret;
-}
-
-/* Read n 32-bit words at off into a new host-order array. */
-static int read_words(pfelf_file *f, uint64_t off, uint64_t n, uint32_t **out)
-{
-	uint8_t *raw;
-	if (n > PFELF__MAX_TABLE / 4)
-		return -EINVAL;
-	int ret = pfelf__copy_table(f, off, n * 4, &raw);
-	if (ret < 0)
-		return ret;
-	uint32_t *w = malloc(n ? (size_t)n * 4 : 1);
-	if (!w) {
-		free(raw);
-		return -ENOMEM;
-	}
-	for (uint64_t i = 0; i < n; i++)
-		w[i] = pfelf__u32(raw + i * 4, f->msb);
-	free(raw);
-	*out = w;
-	return 0;
 }
 
 static int load_bloom(pfelf_file *f, struct pfelf__hash *h, uint64_t off)
@@ -98,7 +70,7 @@ static int load_gnu(pfelf_file *f, struct pfelf__hash *h, const struct pfelf__sy
 	int ret = table_offset(f, t, SHT_GNU_HASH, DT_GNU_HASH, &off);
 	if (ret < 0)
 		return ret == -ENOENT ? 0 : ret;
-	if ((ret = read_words(f, off, 4, &hdr)) < 0)
+	if ((ret = pfelf__read_words(f, off, 4, &hdr)) < 0)
 		return ret;
 	h->gnu_nbuckets = hdr[0];
 	h->gnu_symoffset = hdr[1];
@@ -109,15 +81,15 @@ static int load_gnu(pfelf_file *f, struct pfelf__hash *h, const struct pfelf__sy
 	uint32_t bs = h->gnu_bloom_size;
 	if (bs == 0 || (bs & (bs - 1)) || h->gnu_shift >= bits || h->gnu_symoffset > t->count)
 		return -EINVAL;
-	off += GNU_HDR;
+	off += PFELF__GNU_HASH_HDR;
 	if ((ret = load_bloom(f, h, off)) < 0)
 		return ret;
 	off += (uint64_t)bs * (bits / 8);
-	if ((ret = read_words(f, off, h->gnu_nbuckets, &h->gnu_buckets)) < 0)
+	if ((ret = pfelf__read_words(f, off, h->gnu_nbuckets, &h->gnu_buckets)) < 0)
 		return ret;
 	off += (uint64_t)h->gnu_nbuckets * 4;
 	h->gnu_nchain = t->count - h->gnu_symoffset;
-	if ((ret = read_words(f, off, h->gnu_nchain, &h->gnu_chain)) < 0)
+	if ((ret = pfelf__read_words(f, off, h->gnu_nchain, &h->gnu_chain)) < 0)
 		return ret;
 	h->has_gnu = true;
 	return 0;
@@ -130,15 +102,15 @@ static int load_sysv(pfelf_file *f, struct pfelf__hash *h, const struct pfelf__s
 	int ret = table_offset(f, t, SHT_HASH, DT_HASH, &off);
 	if (ret < 0)
 		return ret == -ENOENT ? 0 : ret;
-	if ((ret = read_words(f, off, 2, &hdr)) < 0)
+	if ((ret = pfelf__read_words(f, off, 2, &hdr)) < 0)
 		return ret;
 	h->sysv_nbucket = hdr[0];
 	h->sysv_nchain = hdr[1];
 	free(hdr);
-	if ((ret = read_words(f, off + 8, h->sysv_nbucket, &h->sysv_bucket)) < 0)
+	if ((ret = pfelf__read_words(f, off + 8, h->sysv_nbucket, &h->sysv_bucket)) < 0)
 		return ret;
-	if ((ret = read_words(f, off + 8 + (uint64_t)h->sysv_nbucket * 4, h->sysv_nchain,
-	                      &h->sysv_chain)) < 0)
+	if ((ret = pfelf__read_words(f, off + 8 + (uint64_t)h->sysv_nbucket * 4, h->sysv_nchain,
+	                             &h->sysv_chain)) < 0)
 		return ret;
 	h->has_sysv = true;
 	return 0;
@@ -255,62 +227,5 @@ PFELF_API int pfelf_symbol_lookup(pfelf_file *f, const char *name, pfelf_sym *ou
 	if (b.rank == 0)
 		return -ENOENT;
 	*out = b.sym;
-	return 0;
-}
-
-/* The symbol count a GNU hash table implies: past the last chain's end. */
-static int gnu_count(pfelf_file *f, uint64_t off, uint32_t *count)
-{
-	uint32_t *hdr, *buckets, *chunk;
-	int ret = read_words(f, off, 4, &hdr);
-	if (ret < 0)
-		return ret;
-	uint32_t nb = hdr[0], symoff = hdr[1];
-	uint64_t at = off + GNU_HDR + (uint64_t)hdr[2] * (f->is64 ? 8 : 4);
-	free(hdr);
-	if ((ret = read_words(f, at, nb, &buckets)) < 0)
-		return ret;
-	uint32_t max = 0;
-	for (uint32_t i = 0; i < nb; i++)
-		max = buckets[i] > max ? buckets[i] : max;
-	free(buckets);
-	if (max < symoff) {
-		*count = symoff;
-		return 0;
-	}
-	at += (uint64_t)nb * 4 + (uint64_t)(max - symoff) * 4;
-	for (uint64_t i = max; i <= UINT32_MAX; i += CHUNK_WORDS, at += CHUNK_WORDS * 4) {
-		uint64_t n = f->size > at ? (f->size - at) / 4 : 0;
-		if (n > CHUNK_WORDS)
-			n = CHUNK_WORDS;
-		if (n == 0 || (ret = read_words(f, at, n, &chunk)) < 0)
-			return n == 0 ? -EINVAL : ret;
-		for (uint32_t k = 0; k < n; k++) {
-			if (chunk[k] & 1) {
-				free(chunk);
-				*count = (uint32_t)(i + k + 1);
-				return i + k + 1 > UINT32_MAX ? -EINVAL : 0;
-			}
-		}
-		free(chunk);
-	}
-	return -EINVAL;
-}
-
-int pfelf__dynsym_count_from_hash(pfelf_file *f, const struct pfelf__dyn *d, uint32_t *count)
-{
-	uint64_t addr, off;
-	uint32_t *hdr;
-	if (pfelf__dyn_find(d, DT_HASH, &addr) && pfelf_vaddr_to_offset(f, addr, 8, &off) == 0) {
-		int ret = read_words(f, off, 2, &hdr);
-		if (ret < 0)
-			return ret;
-		*count = hdr[1];
-		free(hdr);
-		return 0;
-	}
-	if (pfelf__dyn_find(d, DT_GNU_HASH, &addr) && pfelf_vaddr_to_offset(f, addr, 16, &off) == 0)
-		return gnu_count(f, off, count);
-	*count = 0;
 	return 0;
 }

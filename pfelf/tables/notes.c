@@ -366,3 +366,46 @@ PFELF_API int pfelf_core_file_get(pfelf_file *f, uint32_t index, pfelf_core_file
 		return -ENOENT;
 	return core_files(f, index, out);
 }
+
+/* ------------------------------------------------------------ the cost */
+
+/* The bytes of the regions the notes come from (the SHT_NOTE sections
+ * when there are some, else the PT_NOTE segments), those outside the
+ * file left out. */
+static uint64_t region_bytes(pfelf_file *f)
+{
+	uint64_t sec = 0, seg = 0;
+	bool found = false;
+	int ns = pfelf_section_count(f), np = pfelf_segment_count(f);
+	for (int i = 1; i < ns; i++) {
+		const pfelf_shdr *sh;
+		if (pfelf_section(f, (uint32_t)i, &sh) < 0 || sh->type != SHT_NOTE)
+			continue;
+		found = true;
+		if (!(sh->status & PFELF_ST_OUT_OF_FILE))
+			sec = sh->size < UINT64_MAX - sec ? sec + sh->size : UINT64_MAX;
+	}
+	for (int i = 0; !found && i < np; i++) {
+		const pfelf_phdr *ph;
+		if (pfelf_segment(f, (uint32_t)i, &ph) == 0 && ph->type == PT_NOTE &&
+		    !(ph->status & PFELF_ST_OUT_OF_FILE))
+			seg = ph->filesz < UINT64_MAX - seg ? seg + ph->filesz : UINT64_MAX;
+	}
+	return found ? sec : seg;
+}
+
+PFELF_API int pfelf_cost_notes(pfelf_file *f, pfelf_notes_cost *out)
+{
+	if (!f || !out)
+		return -EINVAL;
+	int n = pfelf_note_count(f);
+	uint64_t cap = 16; /* as grow() */
+	while (n > 0 && cap < (uint64_t)n)
+		cap <<= 1;
+	out->array = cap * sizeof(struct pfelf__note);
+	/* grow() doubles past what the notes need, which add_region keeps
+	 * within MAX_NOTES_BYTES and within the bytes of their regions. */
+	uint64_t region = region_bytes(f);
+	out->data = 2 * (region < MAX_NOTES_BYTES ? region : MAX_NOTES_BYTES);
+	return 0;
+}

@@ -1,6 +1,6 @@
 /* Relocation sections: SHT_REL and SHT_RELA entries read a few at a time,
  * SHT_RELR words expanded lazily into addresses. Nothing is copied whole. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <string.h>
 

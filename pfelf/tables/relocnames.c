@@ -8,7 +8,7 @@
  * binutils' include/elf/<machine>.h for the 33 machines compared. The
  * unit test test_reloc and the mount test mount-relocations make the same
  * probe on files generated at test time and compare with readelf. */
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 #include "tables/relocnames_i.h"
 
 #include <stdlib.h>

@@ -9,9 +9,6 @@
 #define SYM32_SIZE 16
 #define SYM64_SIZE 24
 
-int pfelf__dynsym_count_from_hash(pfelf_file *f, const struct pfelf__dyn *d,
-                                  uint32_t *count) PFELF_HIDDEN;
-
 const char *pfelf__sym_str(const struct pfelf__symtab *t, uint32_t off)
 {
 	if (!t->str || off >= t->str_len || !memchr(t->str + off, 0, t->str_len - off))
@@ -201,25 +198,6 @@ PFELF_API int pfelf_symbol_count(pfelf_file *f, enum pfelf_symtab_kind t)
 	if (ret < 0)
 		return ret;
 	return tab->count > INT32_MAX ? -EINVAL : (int)tab->count;
-}
-
-PFELF_API int pfelf_symbol(pfelf_file *f, enum pfelf_symtab_kind t, uint32_t index, pfelf_sym *out)
-{
-	struct pfelf__symtab *tab = NULL;
-	int ret = pfelf__symtab_get(f, (int)t, &tab);
-	if (ret < 0)
-		return ret;
-	if (index >= tab->count)
-		return -ENOENT;
-	pfelf__sym_decode(f, tab, index, out);
-	if (t == PFELF_DYNSYM) {
-		const struct pfelf__versions *v;
-		ret = pfelf__versions_get(f, &v);
-		if (ret < 0)
-			return ret;
-		pfelf__sym_version(v, tab, out);
-	}
-	return 0;
 }
 
 PFELF_API int pfelf_symbol_table_section(pfelf_file *f, enum pfelf_symtab_kind t)

@@ -1,8 +1,8 @@
-/* Lookups in a symbol table through indexes built on first use: by name
- * (entry indexes sorted by name) and by address (defined, sized symbols
- * sorted by address, with a running maximum of their ends so that the
- * search for the symbol containing an address stops as soon as no earlier
- * symbol can reach it). */
+/* A symbol with its version (pfelf_symbol), and lookups in a symbol table
+ * through indexes built on first use: by name (entry indexes sorted by
+ * name) and by address (defined, sized symbols sorted by address, with a
+ * running maximum of their ends so that the search for the symbol
+ * containing an address stops as soon as no earlier symbol can reach it). */
 #include "tables/tables_i.h"
 
 #include <stdlib.h>
@@ -184,4 +184,23 @@ PFELF_API int pfelf_symbol_at(pfelf_file *f, enum pfelf_symtab_kind k, uint64_t 
 		}
 	}
 	return -ENOENT;
+}
+
+PFELF_API int pfelf_symbol(pfelf_file *f, enum pfelf_symtab_kind t, uint32_t index, pfelf_sym *out)
+{
+	struct pfelf__symtab *tab = NULL;
+	int ret = pfelf__symtab_get(f, (int)t, &tab);
+	if (ret < 0)
+		return ret;
+	if (index >= tab->count)
+		return -ENOENT;
+	pfelf__sym_decode(f, tab, index, out);
+	if (t == PFELF_DYNSYM) {
+		const struct pfelf__versions *v;
+		ret = pfelf__versions_get(f, &v);
+		if (ret < 0)
+			return ret;
+		pfelf__sym_version(v, tab, out);
+	}
+	return 0;
 }

@@ -1,6 +1,6 @@
-/* The block of lazily loaded tables of a handle (tables_i.h) and the
- * helpers their modules share:
- * bounded table copies, section search. */
+/* The block of lazily loaded tables of a handle (tables_i.h), the
+ * helpers their modules share (section search), and the bound of what the
+ * tables of one section cost. */
 #include "tables/tables_i.h"
 
 #include <stdlib.h>
@@ -22,6 +22,7 @@ static int alloc_tables(pfelf_file *f, void *ctx)
 		return -ENOMEM;
 	}
 	f->tables = m;
+	f->tables_free = pfelf__tables_free;
 	return 0;
 }
 
@@ -67,24 +68,6 @@ void pfelf__tables_free(pfelf_file *f)
 	atomic_store(&f->tables_state, 0);
 }
 
-int pfelf__copy_table(pfelf_file *f, uint64_t off, uint64_t len, uint8_t **out)
-{
-	*out = NULL;
-	if (len > PFELF__MAX_TABLE || !pfelf__range_ok(f->size, off, len))
-		return -EINVAL;
-	uint8_t *buf = malloc((size_t)len + 1);
-	if (!buf)
-		return -ENOMEM;
-	int ret = pfelf__read_range(f, off, buf, (size_t)len);
-	if (ret < 0) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = 0;
-	*out = buf;
-	return 0;
-}
-
 const pfelf_shdr *pfelf__section_of_type(pfelf_file *f, uint32_t type, uint32_t link_to)
 {
 	int n = pfelf_section_count(f);
@@ -94,4 +77,36 @@ const pfelf_shdr *pfelf__section_of_type(pfelf_file *f, uint32_t type, uint32_t 
 			return s;
 	}
 	return NULL;
+}
+
+/* A symbol table is copied, and each entry, 16 bytes at the least (ELF32;
+ * 24 for ELF64), gets one word in the by-name index (symindex.c): 5/4 of
+ * the table's size. */
+#define SYM32_SIZE 16
+_Static_assert(sizeof(*((struct pfelf__symtab *)0)->byname) * 4 == SYM32_SIZE,
+               "the by-name index adds a quarter of an ELF32 symbol table");
+/* Hash tables (bloom words widened to 64 bits) and version tables (the
+ * copy and its decoded entries): twice their size. */
+#define WIDE_FACTOR 2
+_Static_assert(sizeof(*((struct pfelf__hash *)0)->gnu_bloom) == 8,
+               "bloom words of ELF32 widen to twice their size");
+
+PFELF_API uint64_t pfelf_cost_section_tables(const pfelf_shdr *sh, uint32_t shstrndx)
+{
+	switch (sh->type) {
+	case SHT_SYMTAB:
+	case SHT_DYNSYM:
+		return sh->size / 4 * 5 + 5;
+	case SHT_STRTAB: /* a copy and its guard NUL */
+		return sh->index == shstrndx ? 0 : sh->size + 1;
+	case SHT_SYMTAB_SHNDX:
+		return sh->size;
+	case SHT_HASH:
+	case SHT_GNU_HASH:
+	case SHT_GNU_verdef:
+	case SHT_GNU_verneed:
+	case SHT_GNU_versym:
+		return sh->size * WIDE_FACTOR;
+	}
+	return 0;
 }

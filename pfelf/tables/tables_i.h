@@ -12,10 +12,7 @@
 #ifndef PFELF_TABLES_I_H
 #define PFELF_TABLES_I_H
 
-#include "core/pfelf_i.h"
-
-/* Largest table (symbols, strings, hash, versions, notes) copied out. */
-#define PFELF__MAX_TABLE ((size_t)256 << 20)
+#include "pfelf_i.h"
 
 /* One symbol table: raw entries and the string table, both copies. */
 struct pfelf__symtab {
@@ -159,14 +156,22 @@ const char *pfelf__sym_str(const struct pfelf__symtab *t, uint32_t off) PFELF_HI
 int pfelf__dyn_get(pfelf_file *f, const struct pfelf__dyn **out) PFELF_HIDDEN;
 /* The value of the first dynamic entry tagged tag: true when found. */
 bool pfelf__dyn_find(const struct pfelf__dyn *d, uint64_t tag, uint64_t *val) PFELF_HIDDEN;
-/* Copy [off, off+len) into a new buffer of len + 1 bytes, the last one
- * NUL: 0, -EINVAL (outside the file or larger than PFELF__MAX_TABLE),
- * -EIO or -ENOMEM. */
-int pfelf__copy_table(pfelf_file *f, uint64_t off, uint64_t len, uint8_t **out) PFELF_HIDDEN;
 /* The first section of that type (and, when link_to != UINT32_MAX, whose
  * sh_link is link_to), or NULL. Needs the section table loaded. */
 const pfelf_shdr *pfelf__section_of_type(pfelf_file *f, uint32_t type,
                                          uint32_t link_to) PFELF_HIDDEN;
+
+/* The fixed header of a DT_GNU_HASH table: nbuckets, symoffset,
+ * bloom_size, bloom_shift. */
+#define PFELF__GNU_HASH_HDR 16
+/* Read n 32-bit words at off into a new host-order array: 0 or -errno
+ * (hashcount.c). */
+int pfelf__read_words(pfelf_file *f, uint64_t off, uint64_t n, uint32_t **out) PFELF_HIDDEN;
+/* The number of dynamic symbols the hash table of d implies (DT_HASH's
+ * nchain, else past the last DT_GNU_HASH chain), 0 when d has neither:
+ * 0 or -errno (hashcount.c). */
+int pfelf__dynsym_count_from_hash(pfelf_file *f, const struct pfelf__dyn *d,
+                                  uint32_t *count) PFELF_HIDDEN;
 
 /* Versions of the dynamic symbols (loaded on first use). */
 int pfelf__versions_get(pfelf_file *f, const struct pfelf__versions **out) PFELF_HIDDEN;

@@ -84,7 +84,7 @@ static void walk_header(struct walk *w)
 	WALK_CHECK(h->elfclass == w->data[4] && (h->elfclass == 1 || h->elfclass == 2));
 	WALK_CHECK(h->data == w->data[5] && (h->data == 1 || h->data == 2));
 	WALK_CHECK(h->osabi == w->data[7] && h->abiversion == w->data[8]);
-	/* any e_version, EI_VERSION and e_ehsize (readelf reads them; issue 21) */
+	/* any e_version, EI_VERSION and e_ehsize (readelf reads them) */
 	size_t need = h->elfclass == 2 ? 64 : 52;
 	WALK_CHECK(w->size >= need);
 	if (h->shoff != 0 && h->raw_shnum != 0)

@@ -31,12 +31,18 @@ LAYERS = {
 }
 # The files of a root's top ("."): the handle, the daemon's start.
 TOP = {'pfelf': {'open.c'}, 'fs': {'main.c', 'options.c', 'options.h'}}
+# Files that stand where SPEC puts them but belong to a lower folder:
+# pfelf's private header is pfelf/pfelf_i.h, the bottom of pfelf (core).
+PLACED = {'pfelf/pfelf_i.h': 'core'}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def layer_of(src, rel):
     """(root, folder, rank) of a path relative to SRC, or None outside."""
+    if rel in PLACED:
+        root = rel.split('/')[0]
+        return (root, PLACED[rel], LAYERS[root].index(PLACED[rel]))
     parts = rel.split('/')
     if parts[0] == 'common':
         return ('common', 'common', -1)

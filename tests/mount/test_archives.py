@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""ar archives (static libraries) through the mount (issue 12), on both
+"""ar archives (static libraries) through the mount, on both
 backends (mmap, -o nommap), against GNU ar, nm and readelf.
 
 The archives are built here from the fixtures' objects: with ar (GNU long
@@ -34,11 +34,12 @@ Churn (both backends, -o timeout=0.05): an archive replaced by rename every
 5 ms, by turns with two archives, and truncated in place then written
 whole again between renames, while 6 threads open, read and close section
 files of its ELF members: only EIO or ENOENT (an ELF member whose first
-bytes went away while the archive was parsed used to be shown as a plain
-file: ENOTDIR), the daemon stays up, and (ASan build) no sanitizer report. A member file's last release used to give
-its member view back to the archive's core after dropping its reference on
-the archive: another thread's last release freed that core first (a heap
-use after free that killed the daemon within seconds).
+bytes went away while the archive was parsed is never shown as a plain
+file: no ENOTDIR), the daemon stays up, and (ASan build) no sanitizer report. A member file's last release gives
+its member view back to the archive's core before it drops its reference
+on the archive (the other order lets another thread's last release free
+that core first: a heap use after free that kills the daemon within
+seconds).
 """
 
 import collections

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The build-id index (issue 13): MOUNT/.build-id/<xx>/<rest>[.debug].
+"""The build-id index: MOUNT/.build-id/<xx>/<rest>[.debug].
 
 - The index equals readelf -n over the same tree: every ELF file's first
   GNU build id of 2 to 64 bytes, `<rest>` for a binary and `<rest>.debug`
@@ -354,7 +354,7 @@ def check_same_changes(ck, src, mnt):
     shutil.rmtree(d)
 
 
-SAME_MAX = 65536  # bytes of "same build id" lines in an info (fs/info.h)
+SAME_MAX = 65536  # bytes of "same build id" lines in an info (fs/content/info.h)
 
 
 def check_same_many(ck, src, mnt):

@@ -24,7 +24,7 @@ LIB_LARGEST = 8
 MAX_FILES_PER_BINARY = 3000  # beyond this (xnum.o), a deterministic sample
 WORKERS = 3  # readers in parallel: the daemon is multithreaded
 VIEW_TOP = {"info", "header", "elf", "sections", "segments", "symbols", "symbol", "relocations"}
-VIEW_OPTIONAL = {"build-id", "decompressed"}  # issue 6: when the file has them
+VIEW_OPTIONAL = {"build-id", "decompressed"}  # present when the file has them
 
 
 def elf_files(root):

@@ -11,9 +11,10 @@ became a file while the kernel still holds its names (-o timeout=1000, so
 nothing is re-checked): what lies below it answers ENOENT, never ENOTDIR;
 also when the binary's parsed view had given its descriptor back (-o nommap
 under a descriptor limit of 16, so that the cache keeps 4 at most, with its
-sections/ directory held open and 8 other binaries parsed: the path that
-only a loaded machine used to reach, which answered EIO and then crashed the
-daemon at the release of the held directory, a double release).
+sections/ directory held open and 8 other binaries parsed: a path that
+otherwise only a loaded machine reaches, where a double release of the view
+would answer EIO and then crash the daemon at the release of the held
+directory).
 """
 
 import errno

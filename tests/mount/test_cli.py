@@ -4,7 +4,7 @@ print a usage naming SOURCE, MOUNTPOINT and elffs's own options, and the
 project version. Every kind of failure has its exit status (docs/elffs.1,
 EXIT STATUS): 1 usage error, 66 SOURCE unusable, 32 failed mount, and none
 of them leaves a mount behind. A regular file as MOUNTPOINT is a failed
-mount (it used to mount a root answering EIO). The mount(8) helper
+mount (not a root answering EIO). The mount(8) helper
 convention (argv[0] mount.fuse.elffs) is checked too.
 (mount -t fuse.elffs of an installed tree: test_install.py.) Only the
 kernel-refused mount needs FUSE; without it that check is left out (a
@@ -161,8 +161,8 @@ def mount_errors(ck, src, tmp, mnt):
 
 
 def stacked_and_shared(ck, src, mnt):
-    """A second daemon on a mount point elffs already serves is refused (it
-    used to stack on the first without a word); allow_root beside
+    """A second daemon on a mount point elffs already serves is refused (rather
+    than stacked on the first without a word); allow_root beside
     allow_other is what libfuse applies (root and the owner only), so the
     build-id index is not turned off for other users and the log says
     nothing of allow_other."""

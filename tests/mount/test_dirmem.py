@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Directory handles inside the memory budget (issue 20, item 2).
+"""Directory handles inside the memory budget.
 
 A user other than the daemon's (nobody, through allow_other) opens many
 handles of one big directory with os.open(O_RDONLY | O_DIRECTORY), reads
@@ -11,13 +11,14 @@ sections: HANDLES handles of sections/ of an object of 200,000 sections
   (tests/fixtures/widedirs.py, made at test time). Every open succeeds, a
   full listing (by root, once) has exactly the 200,000 names, and the
   daemon's peak RSS (VmHWM) stays under its RSS at mount plus the budget
-  plus FIXED. The daemon before: 3 MiB a handle (a 16-byte record per
-  section), 27 -> 943 MiB for 300 handles.
+  plus FIXED. A daemon that copied the entries into each handle (a
+  16-byte record per section) took 3 MiB a handle, 943 MiB for 300.
 source: HANDLES handles of a SOURCE directory of 20,000 binaries (hard
   links of one fixture): every open succeeds (they share one snapshot),
   VmHWM under the same bound, and once they are closed RssAnon is back
-  within BACK of what it was before the first open. The daemon before:
-  3.7 MiB a handle and 186 MiB still held after all were closed.
+  within BACK of what it was before the first open. A daemon that copied
+  the entries into each handle took 3.7 MiB a handle and held 186 MiB
+  after all were closed.
 refusal: the same directory under -o memory=REFUSE_MB,timeout=0 (no
   sharing: each handle its own snapshot of about 2 MiB): a few handles
   open, the others are refused with ENOMEM (never another error), the

@@ -80,7 +80,7 @@ class Expect:
     def _parse(self, data):
         size = len(data)
         # EI_VERSION, e_version and e_ehsize do not count (readelf reads such
-        # files; issue 21): only what gives the layout of the rest
+        # files): only what gives the layout of the rest
         if size < 16 or data[4] not in (1, 2) or data[5] not in (1, 2):
             return
         is64, end = data[4] == 2, "<" if data[5] == 1 else ">"

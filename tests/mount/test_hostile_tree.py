@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Hostile trees (issue 10, items 5 to 7): what SOURCE itself can do to the
+"""Hostile trees: what SOURCE itself can do to the
 daemon, as opposed to what the files in it can (test_hostile.py).
 
 own   The daemon never serves its own mount. Bind mounts of the mount
@@ -10,7 +10,7 @@ own   The daemon never serves its own mount. Bind mounts of the mount
       (ENOENT, never listed), `os.walk` over the whole mount ends, and a
       file system mounted below SOURCE (a tmpfs at SRC/nested) stays
       visible and readable. With and without -s (single-threaded: one
-      lookup of the loop used to hang the mount for good). Every step runs
+      lookup of the loop would hang the mount for good). Every step runs
       under a watchdog that aborts the FUSE connection after HANG_LIMIT s,
       so a hang fails the test instead of hanging it.
 ident The check that turns bytes cut off inside the last mapped page into

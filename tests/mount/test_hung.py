@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A mount below SOURCE that stops answering (issue 20, item 3).
+"""A mount below SOURCE that stops answering.
 
 SRC/nested is a second elffs mount (of a directory of 12 binaries) whose
 daemon the test stops with SIGSTOP. With it stopped, every call of the

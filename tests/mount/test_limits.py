@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scale and descriptor bounds (SPEC section 4, issue 3): a tree of 1500
+"""Scale and descriptor bounds (SPEC section 4): a tree of 1500
 distinct ELF files, made here, is mounted by a daemon limited to 1024
 descriptors (prlimit --nofile=1024, fewer than the binaries): mounting is
 instant, `find` over the view of the tree's bin/ lists exactly the files
@@ -106,7 +106,7 @@ def check_find(ck, mnt, bins, infos):
         ck.fail("find over the view of bin/ did not finish within 60 s")
         return
     ck.eq(out.returncode, 0, f"find exit status ({out.stderr[-300:]!r})")
-    # the issue 6 views (symbols, symbol/, build-id, decompressed/) are counted by test_meta_views,
+    # the metadata views (symbols, symbol/, build-id, decompressed/) are counted by test_meta_views,
     # and <binary>/elf by test_bytes
     old = [ln for ln in out.stdout.splitlines()
            if not re.search(rb"/(symbol|decompressed)/[^/]*$|/(symbols|build-id|relocations|elf)$", ln)]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The daemon's memory (issue 10, items 1 and 3): a budget for the whole
+"""The daemon's memory: a budget for the whole
 daemon (-o memory=MB), and one parsed view per file identity.
 
 budget: a tree of many binaries (the fixtures, a sample of the machine's

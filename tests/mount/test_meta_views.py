@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The metadata views of issue 6: `symbols` against readelf -sW (every line
+"""The metadata views: `symbols` against readelf -sW (every line
 of both tables), symbol/<name> bytes against the source at the offset
 computed from readelf's section and segment tables, objdump of libc's
 symbol/memcpy, `build-id` against readelf -n, the `info` metadata lines

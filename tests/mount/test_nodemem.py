@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Node memory (issue 10, item 4): what the daemon spends on each entry the
+"""Node memory: what the daemon spends on each entry the
 kernel holds, its peak over a big walk, and what it gives back once the
 kernel forgets.
 

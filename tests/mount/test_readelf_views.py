@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Files readelf reads, through the mount (issue 21, items 2, 3, 4 and 7),
+"""Files readelf reads, through the mount,
 on the fixtures of tests/fixtures/oddviews.py (ELFFS_ODD_FIXTURES), with
 both backends:
 

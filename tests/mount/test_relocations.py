@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The `relocations` view (issue 12) against readelf -rW, on both backends
+"""The `relocations` view against readelf -rW, on both backends
 (mmap, -o nommap).
 
 The view has one line per relocation: the relocation section's entry name

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Section type names through the mount (issue 21 item 6): the user.elf.type
+"""Section type names through the mount: the user.elf.type
 extended attribute of every section file equals the type readelf -SW
 prints, on the sectypes-*.o of the relocation fixtures
 (tests/fixtures/reloc/machines.py): for every machine readelf 2.40 names

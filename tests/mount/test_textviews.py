@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Text views of hostile small files (issue 10, memory amplification): the
+"""Text views of hostile small files (memory amplification): the
 bombs of tests/fixtures/bombs.py, a few MB each, whose `info` and `symbols`
 would be hundreds of MB if every string were shown whole and kept. Mounted
 with both backends (mmap, -o nommap); for every bomb:
@@ -270,7 +270,7 @@ def dyn_info_range(off, n):
 
 
 def check_copies(ck, m, rng):
-    """Eight copies of dynbomb.so: stat every info (the old daemon: 4.3 GB), read some of each."""
+    """Eight copies of dynbomb.so: stat every info (kept whole: 4.3 GB), read some of each."""
     d = os.path.join(m.path, "dyn8")
     want = want_digest("dyn8", expect_dynbomb()["info"])[0]
     for i in range(COPIES):

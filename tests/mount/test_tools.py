@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """What users do with section and segment files, under every I/O policy
-(issue 14, fs/iopolicy.c): cat, dd (4 KiB, 1 MiB and O_DIRECT reads), cmp,
+(fs/tree/iopolicy.c): cat, dd (4 KiB, 1 MiB and O_DIRECT reads), cmp,
 xxd, objdump -b binary, cp (files and a whole sections/ directory), tar,
 python3 mmap (MAP_SHARED and MAP_PRIVATE), gdb restoring a segments/ file
 into a live process, and one file read both ways at once (O_DIRECT beside a
@@ -13,7 +13,7 @@ pie with a 17 MiB section added by objcopy (over -o direct_io=auto's
 Mounts: the default, -o direct_io=off, auto and on. Every use must work
 under every policy, shared mappings included: under direct I/O (on, and
 auto for the big file) the daemon answers FUSE_DIRECT_IO_ALLOW_MMAP at INIT
-(fs/initext.c) and the kernel maps the file MAP_SHARED; on a kernel older
+(fs/ops/initext.c) and the kernel maps the file MAP_SHARED; on a kernel older
 than 6.6, which cannot, the mapping must fail with ENODEV and nothing else.
 That the policy took effect is seen in the page cache: after a whole read,
 a direct file has none of its pages cached, a page-cache file all of them.

@@ -20,7 +20,7 @@ import elf_oracle as oracle
 from elffs_mount import Checker, fixture, require_fuse, run_mounted
 
 VIEW_TOP = {"info", "header", "elf", "sections", "segments", "symbols", "symbol", "relocations"}
-VIEW_OPTIONAL = {"build-id", "decompressed"}  # issue 6: when the file has them
+VIEW_OPTIONAL = {"build-id", "decompressed"}  # present when the file has them
 MTIME_NS = 1_234_567_890_123_456_789
 OWNER = (1234, 5678)
 
@@ -177,7 +177,7 @@ def check_tools(ck, src, mnt, binaries):
     run_tool(ck, ["ls", "-lR", mnt], "ls -lR", ok_status=(0, 1))
     out = run_tool(ck, ["find", mnt, "-type", "f", "-not", "-path", "*/hostile/*"],
                    "find -type f", ok_status=(0, 1))
-    # the issue 6 views (symbols, symbol/, build-id, decompressed/) are counted by test_meta_views,
+    # the metadata views (symbols, symbol/, build-id, decompressed/) are counted by test_meta_views,
     # and <binary>/elf by test_bytes, .build-id/ by test_buildid
     old = [ln for ln in out.splitlines()
            if not re.search(rb"/(symbol|decompressed)/[^/]*$|/(symbols|build-id|relocations|elf)$", ln)]

@@ -230,21 +230,21 @@ struct pfelf_file {
 	pfelf_phdr *ph; /* phnum entries */
 
 	/* The other tables (symbols, versions, hash, notes, dynamic; tables_i.h),
-	 * allocated on first use through tables_state and freed by
-	 * pfelf__tables_free(), which pfelf__free() must call. */
+	 * allocated on first use through tables_state; tables_free, set with
+	 * them (tables.c), frees them and is called by pfelf__free. */
 	_Atomic int tables_state;
 	struct pfelf_tables *tables;
+	void (*tables_free)(pfelf_file *f);
 
 	/* A member of an archive (archive.c): ar is held until the handle is
 	 * freed. Under pread the descriptor is ar's (not closed here) and
 	 * file offsets are relative to origin; mmap and memory handles have
 	 * base moved to the member's first byte instead. */
 	struct pfelf_archive *ar;
+	/* Drops ar: set with it (archive.c), called by pfelf__free. */
+	void (*archive_put)(struct pfelf_archive *a);
 	uint64_t origin;
 };
-
-/* Drop a reference on an archive handle (archive.c). */
-void pfelf__archive_put(struct pfelf_archive *a) PFELF_HIDDEN;
 
 /* Header decoding and validation (header.c). */
 int pfelf__parse_header(pfelf_file *f) PFELF_HIDDEN;
@@ -308,15 +308,18 @@ int pfelf__fd_map(pfelf_file *f) PFELF_HIDDEN;
 /* An mmap handle's mapping, made now if it is lazy: 0 (f->base and f->map
  * are set), or -errno when the file cannot be mapped. */
 int pfelf__mmap_ensure(pfelf_file *f) PFELF_HIDDEN;
-/* Read all of [off, off+len) with pread: 0, or -EIO on a short read. */
+/* Read all of [off, off+len) with pread: 0, or -EIO on a short read (io.c). */
 int pfelf__pread_all(int fd, uint64_t off, void *buf, size_t len) PFELF_HIDDEN;
 
-/* Common end of every open: parse the header, count the handle. */
+/* Common end of every open (header.c): parse the header; 0 and f in
+ * *out, or -errno with f freed. */
 int pfelf__finish_open(pfelf_file *f, pfelf_file **out) PFELF_HIDDEN;
+/* A blank handle (no backend, fd -1), or NULL (handle.c). */
 pfelf_file *pfelf__alloc(void) PFELF_HIDDEN;
+/* Free f and all it holds: backend, archive, tables, headers (handle.c). */
 void pfelf__free(pfelf_file *f) PFELF_HIDDEN;
 
-/* Lazy table loading. A loader fills one table of f: 0 or -errno; ctx is
+/* Lazy table loading (once.c). A loader fills one table of f: 0 or -errno; ctx is
  * what its caller passed (which table, for loaders of several). */
 typedef int (*pfelf__loader)(pfelf_file *f, void *ctx);
 /* Run load(f, ctx) once under lock (state: 0 not yet, 1 done, or the
@@ -331,7 +334,16 @@ static inline int pfelf__load_once(pfelf_file *f, _Atomic int *state, pfelf__loa
 	return pfelf__once(f, &f->lock, state, load, NULL);
 }
 
+/* ------------------------------------------------------------------- io.c */
+
+/* Largest table (symbols, strings, hash, versions, notes) copied out. */
+#define PFELF__MAX_TABLE ((size_t)256 << 20)
+
 /* Raw read of a checked or unchecked range: -EINVAL outside the file. */
 int pfelf__read_range(pfelf_file *f, uint64_t off, void *buf, size_t len) PFELF_HIDDEN;
+/* Copy [off, off+len) into a new buffer of len + 1 bytes, the last one
+ * NUL: 0, -EINVAL (outside the file or larger than PFELF__MAX_TABLE),
+ * -EIO or -ENOMEM. */
+int pfelf__copy_table(pfelf_file *f, uint64_t off, uint64_t len, uint8_t **out) PFELF_HIDDEN;
 
 #endif /* PFELF_I_H */

@@ -1,0 +1,151 @@
+/*
+ * Opening the source of a binary for the cache: its handle (an ELF file's
+ * or an ar archive's), its identity, why pfelf refuses it, the parse into
+ * a new core.
+ */
+#include "cache/opening.h"
+#include "base/log.h"
+#include "cache/core.h"
+#include "source/source.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Open fd as an ELF file (archive false) or an ar archive, tried again
+ * when out of descriptors (the pread backend keeps a duplicate). */
+static int open_fd(int fd, bool archive, struct vhandle *h)
+{
+	unsigned tries = 0;
+	int ret;
+	*h = (struct vhandle){NULL, NULL};
+	do
+		ret = archive ? pfelf_archive_open_fd(fd, elffs.pfelf_flags, &h->arch)
+		              : pfelf_open_fd(fd, elffs.pfelf_flags, &h->f);
+	while (src_fd_retry(ret, &tries));
+	return ret;
+}
+
+void bincache_handle_close(struct vhandle h)
+{
+	pfelf_close(h.f);
+	pfelf_archive_close(h.arch);
+}
+
+int bincache_reopen(const struct bview *a, struct vhandle *out)
+{
+	int fd = src_open_file(a->root);
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return -ENOENT;
+	if (fd < 0)
+		return -EIO;
+	struct stat st;
+	pfelf_identity id;
+	struct vhandle h = {NULL, NULL};
+	int ret = fstat(fd, &st) < 0 ? -EIO : 0;
+	if (ret == 0) {
+		src_identity(&st, &id);
+		ret = memcmp(&id, &a->id, sizeof(id)) == 0 ? 0 : -EIO;
+	}
+	if (ret == 0 && open_fd(fd, a->ar != NULL, &h) < 0)
+		ret = -EIO;
+	close(fd);
+	if (ret == 0 && h.f &&
+	    (pfelf_get_identity(h.f, &id) < 0 || memcmp(&id, &a->id, sizeof(id)) != 0))
+		ret = -EIO;
+	if (ret < 0) {
+		bincache_handle_close(h);
+		return ret;
+	}
+	*out = h;
+	return 0;
+}
+
+/* The handle of open source fd (lstat st) of a mapped handle f, for the
+ * check of a cut last page (ops_file.c); NULL under pread, or when the
+ * file system or our privileges give no handles. */
+static struct src_handle *handle_for(int fd, const struct stat *st, struct node *root,
+                                     pfelf_file *f)
+{
+	struct src_handle *h = NULL;
+	if (pfelf_backend(f) == PFELF_BACKEND_MMAP)
+		src_handle_of(fd, st, root, &h);
+	return h;
+}
+
+/* Why fd's header is refused (open_source's -EIO) into why: pfelf's words
+ * for an ELF file, an archive's errno for an ar archive. */
+static void refusal(int fd, int ret, char *why, size_t size)
+{
+	if (pfelf_header_why(fd, why, size) == -ENOEXEC && strcmp(why, "no ELF magic") == 0)
+		snprintf(why, size, "ar archive: %s", strerror(-ret));
+	else if (!why[0])
+		snprintf(why, size, "%s", strerror(-ret));
+}
+
+/* Open the source of root: *vh its handle (an ELF file's, or an ar
+ * archive's when it has no ELF magic), *h its file handle, *id its
+ * identity; -ESTALE when it is not expect any more, -EIO when pfelf
+ * refuses its header (why it does in why, REFUSED_MAX bytes). */
+static int open_source(struct node *root, const struct stat *expect, struct vhandle *vh,
+                       struct src_handle **h, pfelf_identity *id, char *why)
+{
+	int fd = src_open_file(root);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ELOOP ? -ESTALE : fd;
+	struct stat st;
+	int ret = fstat(fd, &st) < 0 ? -errno : 0;
+	if (ret == 0 && (!S_ISREG(st.st_mode) || !src_same_identity(&st, expect)))
+		ret = -ESTALE;
+	if (ret == 0)
+		ret = open_fd(fd, false, vh);
+	if (ret == -ENOEXEC)
+		ret = open_fd(fd, true, vh);
+	if (ret == -ENOEXEC || ret == -EINVAL)
+		refusal(fd, ret, why, REFUSED_MAX);
+	*h = ret == 0 && vh->f ? handle_for(fd, &st, root, vh->f) : NULL;
+	close(fd);
+	if (ret == 0 && vh->f)
+		ret = pfelf_get_identity(vh->f, id);
+	else if (ret == 0)
+		src_identity(&st, id);
+	return ret == -ENOEXEC || ret == -EINVAL ? -EIO : ret;
+}
+
+int bincache_parse(struct node *root, const struct stat *expect, struct bview **out, char *why)
+{
+	struct vhandle vh = {NULL, NULL};
+	struct src_handle *h = NULL;
+	pfelf_identity id;
+	int ret = open_source(root, expect, &vh, &h, &id, why);
+	if (ret == 0)
+		ret = vh.f ? core_build(vh.f, root->name, out)
+		           : core_build_archive(vh.arch, root->name, out);
+	if (ret < 0) {
+		src_handle_free(h);
+		bincache_handle_close(vh);
+		return ret;
+	}
+	(*out)->id = id;
+	(*out)->fh = h;
+	return 0;
+}
+
+void bincache_log_refusal(struct node *root, const char *why)
+{
+	static struct elog_limit limit;
+	unsigned skipped;
+	if (!elog_due(&limit, REFUSED_LOG_EVERY_NS, &skipped))
+		return;
+	char *path = malloc(PATH_MAX);
+	if (path && node_source_path(root, path, PATH_MAX) < 0)
+		snprintf(path, PATH_MAX, "%s", node_name(root));
+	elog(LOG_WARNING,
+	     "%s: ELF header refused, every lookup inside is EIO: %s "
+	     "(%u more refusals since the last message)",
+	     path && path[0] ? path : ".", why, skipped);
+	free(path);
+}
