@@ -110,8 +110,11 @@ static void remove_call(struct stall_call *c)
 	r->workers -= c->worker;
 	if (r->logged && !stalled_locked(r, elffs_now_ns())) {
 		r->logged = false;
-		elog(LOG_NOTICE, "device %u:%u below SOURCE answers again", major((dev_t)r->dev),
-		     minor((dev_t)r->dev));
+		if (r->dev == STALL_DEV_NETWORK)
+			elog(LOG_NOTICE, "the debuginfod servers answer again");
+		else
+			elog(LOG_NOTICE, "device %u:%u below SOURCE answers again",
+			     major((dev_t)r->dev), minor((dev_t)r->dev));
 	}
 }
 
@@ -228,7 +231,14 @@ void stall_run(uint64_t dev, const struct stall_job *j)
 	}
 	struct qjob *q = queue_copy(j, dev);
 	uint64_t now = elffs_now_ns();
-	if (r && !r->logged && stalled_locked(r, now)) {
+	if (r && !r->logged && stalled_locked(r, now) && dev == STALL_DEV_NETWORK) {
+		r->logged = true;
+		elog(LOG_WARNING,
+		     "the debuginfod servers have not answered for %llu s: lookups of remote ids "
+		     "wait without a worker (%u workers wait on servers at most)",
+		     (unsigned long long)((now - TAILQ_FIRST(&r->calls)->start_ns) / 1000000000ULL),
+		     dev_share);
+	} else if (r && !r->logged && stalled_locked(r, now)) {
 		r->logged = true;
 		elog(LOG_WARNING,
 		     "device %u:%u below SOURCE has not answered for %llu s: its calls wait "

@@ -30,6 +30,10 @@
 #define STALL_DEV_SHARE(t) ((t)*3 / 10 ? (t)*3 / 10 : 1)
 #define STALL_ALL_SHARE(t) ((t) / 2 ? (t) / 2 : 1)
 
+/* A device no file system has: requests that wait on debuginfod servers
+ * (buildid/debuginfod.h), queued by the same shares and named so in the log. */
+#define STALL_DEV_NETWORK ((uint64_t)-2)
+
 /* Say which device is SOURCE's and how many workers the loop may run. */
 void stall_init(uint64_t srcdev, unsigned workers);
 

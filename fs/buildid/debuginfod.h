@@ -27,15 +27,15 @@
 #ifndef ELFFS_DEBUGINFOD_H
 #define ELFFS_DEBUGINFOD_H
 
+#include "base/stall.h"
 #include "buildid/buildid_read.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The stall queue's device for lookups that may wait on a server: no
- * real device has this number. */
-#define DBGD_STALL_DEV ((uint64_t)-2)
+/* The stall queue's device for lookups that may wait on a server. */
+#define DBGD_STALL_DEV STALL_DEV_NETWORK
 
 /* A file that failed verification is answered EIO without asking again
  * for this long (libdebuginfod's default negative-cache time). */
