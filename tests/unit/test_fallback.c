@@ -7,7 +7,7 @@
  */
 #include "backends.h"
 
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <errno.h>
 #include <fcntl.h>

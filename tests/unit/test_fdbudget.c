@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/pfelf_i.h"
+#include "pfelf_i.h"
 
 #include <dirent.h>
 #include <fcntl.h>
