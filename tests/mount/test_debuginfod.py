@@ -21,6 +21,8 @@ are not in SOURCE.
   Content-Length over DEBUGINFOD_MAXSIZE (EIO), 404 (ENOENT, asked once
   then answered by libdebuginfod's negative cache); the daemon alive and
   nothing left half-written in the cache after each.
+- 30 ids no server has, looked up on 4 runs (two mounts over one cache):
+  30 requests (libdebuginfod's negative cache answers the others).
 - The local index wins: an id SOURCE has is never asked of the servers.
 - 100 parallel lookups of one id make one request; 8 lookups of stalled
   ids keep at most 3 requests in flight (the stall queue's share of 10
@@ -441,6 +443,7 @@ def check_faults(ck, work, srcdir):
         fault_case(ck, work, srcdir, fs, "over MAXSIZE", ids["over"], errno.EIO, "failed")
         # no server has it: asked once, then libdebuginfod's negative cache answers
         fault_case(ck, work, srcdir, fs, "404", ids["gone"], errno.ENOENT, None, 1)
+        check_absent_ids(ck, work, srcdir, fs)
         check_local_wins(ck, work, srcdir, fs)
         check_concurrency(ck, work, srcdir, fs, good_bid, ids)
         check_progress(ck, work, srcdir, fs)
@@ -448,6 +451,21 @@ def check_faults(ck, work, srcdir):
         fs.close()
         for k in ("DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXSIZE"):
             os.environ.pop(k, None)
+
+
+def check_absent_ids(ck, work, srcdir, fs):
+    """A debugger that looks up 30 ids no server has, on two runs and then
+    on a new mount over the same cache: 30 requests in all."""
+    absent = ["%08x" % (0xa0000000 + i) + "00" * 16 for i in range(30)]
+    fresh_cache(work, "absent")
+    for _ in range(2):
+        with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()}"]) as m:
+            for run in range(2):
+                errs = {errno_of(os.stat, link_path(m.path, b)) for b in absent}
+                ck.eq(errs, {errno.ENOENT}, f"absent ids, run {run}")
+    asked = sum(fs.count(b) for b in absent)
+    ck.eq(asked, 30, "30 absent ids looked up on 4 runs: one request each")
+    print(f"30 absent ids, 4 runs over one cache: {asked} requests")
 
 
 def check_local_wins(ck, work, srcdir, fs):
