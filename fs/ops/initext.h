@@ -1,5 +1,5 @@
 /*
- * FUSE_INIT flags this libfuse cannot ask for (fs/initext.c):
+ * FUSE_INIT flags this libfuse cannot ask for (fs/ops/initext.c):
  * FUSE_DIRECT_IO_ALLOW_MMAP, which lets a file opened for direct I/O be
  * mapped MAP_SHARED (Linux 6.6 and later offer it; libfuse learned it in
  * 3.16, Debian 12 has 3.14).

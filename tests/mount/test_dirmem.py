@@ -11,13 +11,13 @@ sections: HANDLES handles of sections/ of an object of 200,000 sections
   (tests/fixtures/widedirs.py, made at test time). Every open succeeds, a
   full listing (by root, once) has exactly the 200,000 names, and the
   daemon's peak RSS (VmHWM) stays under its RSS at mount plus the budget
-  plus FIXED. A daemon that copied the entries into each handle (a
-  16-byte record per section) took 3 MiB a handle, 943 MiB for 300.
+  plus FIXED. A copy of the entries in each handle (a 16-byte record
+  per section) would take 3 MiB a handle, 943 MiB for 300.
 source: HANDLES handles of a SOURCE directory of 20,000 binaries (hard
   links of one fixture): every open succeeds (they share one snapshot),
   VmHWM under the same bound, and once they are closed RssAnon is back
-  within BACK of what it was before the first open. A daemon that copied
-  the entries into each handle took 3.7 MiB a handle and held 186 MiB
+  within BACK of what it was before the first open. A copy of the
+  entries in each handle would take 3.7 MiB a handle and hold 186 MiB
   after all were closed.
 refusal: the same directory under -o memory=REFUSE_MB,timeout=0 (no
   sharing: each handle its own snapshot of about 2 MiB): a few handles

@@ -1,5 +1,5 @@
 /*
- * Data access (pfelf/data.c): pfelf_get_ref, pfelf_read, pfelf_view_get
+ * Data access (pfelf/elf/data.c): pfelf_get_ref, pfelf_read, pfelf_view_get
  * (zero-copy and PFELF_VIEW_COPY), pfelf_view_release, pfelf_read_vaddr,
  * pfelf_advise and pfelf_drop_pages, on every backend. The oracle is a
  * plain pread of the fixture, and readelf for where sections and segments

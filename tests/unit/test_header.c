@@ -1,5 +1,5 @@
 /*
- * The ELF header (pfelf/header.c): every field of pfelf_header() against
+ * The ELF header (pfelf/elf/header.c): every field of pfelf_header() against
  * what `readelf -hW` prints for every fixture, extended numbering included,
  * plus pfelf_file_type_name and pfelf_is_pie (readelf's Type line).
  */
@@ -151,7 +151,7 @@ static const char *odd_fixture(const char *name)
 }
 
 /*
- * Headers readelf reads though a field is unusual (issue 21: e_version
+ * Headers readelf reads though a field is unusual (e_version
  * 0x70, EI_VERSION 0, e_ehsize 0, 100 and past the end): opened, every
  * field as readelf -hW prints it, pfelf_header_why says nothing; the
  * tables are readelf -SW's count.

@@ -271,8 +271,8 @@ static void test_bad_data(void **state)
 }
 
 /* EI_VERSION, e_version and e_ehsize say nothing about the layout of the
- * rest: readelf reads such files, and so does pfelf (issue 21; elffs's
- * info notes them). A handle opens and keeps the values as they are. */
+ * rest: readelf reads such files, and so does pfelf (elffs's info notes
+ * them). A handle opens and keeps the values as they are. */
 static void expect_accepted(const struct base *x, const uint8_t *c, enum tb_backend be,
                             const char *what)
 {

@@ -1,5 +1,5 @@
 /*
- * Names (pfelf/names.c), each against readelf: section type names and flag
+ * Names (pfelf/elf/names.c), each against readelf: section type names and flag
  * letters, segment type names and flags, over files written here with every
  * value of interest for several machines; machine, file type and OS/ABI
  * names over copies of a fixture with the header field patched; -ENOSPC.

@@ -1,5 +1,5 @@
 /*
- * The naming engine of the daemon (fs/naming.c): the naming rules of
+ * The naming engine of the daemon (fs/text/naming.c): the naming rules of
  * docs/elffs.1 for section file names (odd names, duplicates, cuts, "~<index>", made
  * names stepping aside), and the same engine with a twin rule as symbol/
  * uses it. A pure module: no backend involved.

@@ -1,5 +1,5 @@
 /*
- * The shared-mapping registry (pfelf/registry.c): every handle of one file
+ * The shared-mapping registry (pfelf/core/registry.c): every handle of one file
  * identity shares one mapping; pfelf_registry_stats_get counts them; a file
  * that changed gets a mapping of its own.
  */

@@ -1,5 +1,5 @@
 /*
- * Section headers (pfelf/sections.c): pfelf_section_count, pfelf_section,
+ * Section headers (pfelf/elf/sections.c): pfelf_section_count, pfelf_section,
  * pfelf_section_by_name, pfelf_section_name and the status bits, against
  * readelf -SW for every fixture and every backend.
  */

@@ -1,5 +1,5 @@
 /*
- * Program headers (pfelf/segments.c): pfelf_segment_count, pfelf_segment
+ * Program headers (pfelf/elf/segments.c): pfelf_segment_count, pfelf_segment
  * and the out-of-file status, against readelf -lW for every fixture and
  * every backend; PN_XNUM and files without section headers;
  * pfelf_vaddr_to_offset against readelf's LOAD entries.

@@ -356,7 +356,7 @@ static unsigned check_indexes(pfelf_file *f, const char *path)
 }
 
 /*
- * st_other of every machine readelf names (issue 21): each odd fixture
+ * st_other of every machine readelf names: each odd fixture
  * other-<m> holds 256 symbols, st_other 0 to 255, in .symtab and .dynsym;
  * every line rebuilt from pfelf (pfelf_symbol_vis_text) equals readelf -sW's,
  * through every backend.

@@ -1,5 +1,5 @@
 /*
- * The line writers of the daemon's text views (fs/textline.c): names of
+ * The line writers of the daemon's text views (fs/text/textline.c): names of
  * the file as readelf's print_symbol writes them (fb_add_shown: control
  * characters as ^X), against readelf -sW, for every symbol of the odd
  * fixture ctlnames.o (names "n<c>x" of every byte c 1..255, a name of
