@@ -115,6 +115,21 @@ static int open_source(struct node *root, const struct stat *expect, struct vhan
 	return ret == -ENOEXEC || ret == -EINVAL ? -EIO : ret;
 }
 
+/*
+ * Whether the source of root (identity id, file handle h, size bytes when
+ * opened) changed while it was parsed, or cannot be told. A file cut under
+ * its mapping reads as zeros up to the end of its last page, not as a
+ * fault: an archive member whose magic lay there would show as a plain
+ * file, a table as garbage. Such a parse is not kept.
+ */
+static bool changed_during_parse(struct node *root, const struct src_handle *h,
+                                 const pfelf_identity *id, uint64_t size)
+{
+	pfelf_identity now;
+	return src_identity_now(h, root, id, &now) < 0 || now.size < size ||
+	       src_written_since(id, &now);
+}
+
 int bincache_parse(struct node *root, const struct stat *expect, struct bview **out, char *why)
 {
 	struct vhandle vh = {NULL, NULL};
@@ -131,6 +146,11 @@ int bincache_parse(struct node *root, const struct stat *expect, struct bview **
 	}
 	(*out)->id = id;
 	(*out)->fh = h;
+	if (changed_during_parse(root, h, &id, id.size)) {
+		core_free(*out); /* with h and the handle */
+		*out = NULL;
+		return -ESTALE; /* as a source that is not `expect` any more */
+	}
 	return 0;
 }
 
