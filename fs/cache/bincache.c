@@ -33,13 +33,14 @@ struct binary {
 
 /* What a call decided to free, freed once the lock is dropped. */
 struct graveyard {
-	TAILQ_HEAD(, bview) views; /* aliases and cores, linked through lru */
+	TAILQ_HEAD(, vcore) cores; /* linked through lru */
+	struct bview *aliases;     /* linked through grave */
 	struct vhandle handles[CLOSE_BATCH];
 	unsigned nhandles;
 };
 
 /* An empty graveyard named g. */
-#define GRAVEYARD(g) struct graveyard g = {.views = TAILQ_HEAD_INITIALIZER(g.views)}
+#define GRAVEYARD(g) struct graveyard g = {.cores = TAILQ_HEAD_INITIALIZER(g.cores)}
 
 /* What lookup, adopt and share found, besides an -errno. */
 enum found {
@@ -50,12 +51,12 @@ enum found {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Cores whose open handle nobody pins, oldest first. */
-static TAILQ_HEAD(, bview) lru = TAILQ_HEAD_INITIALIZER(lru);
+static TAILQ_HEAD(, vcore) lru = TAILQ_HEAD_INITIALIZER(lru);
 static unsigned live, live_fds; /* open handles; those holding a descriptor */
 
 /* ------------------------------------------------------------- the LRU */
 
-static void lru_remove(struct bview *c)
+static void lru_remove(struct vcore *c)
 {
 	if (!c->in_lru)
 		return;
@@ -63,7 +64,7 @@ static void lru_remove(struct bview *c)
 	c->in_lru = false;
 }
 
-static void lru_append(struct bview *c)
+static void lru_append(struct vcore *c)
 {
 	TAILQ_INSERT_TAIL(&lru, c, lru);
 	c->in_lru = true;
@@ -73,18 +74,18 @@ static void lru_append(struct bview *c)
 /* ------------------------------------------------------------- handles */
 
 /* c's handle is open now (lock held). */
-static void handle_opened(struct bview *c, struct vhandle h)
+static void handle_opened(struct vcore *c, struct vhandle h)
 {
 	c->f = h.f;
 	c->arch = h.arch;
-	c->fd_backed = view_backend(c) == PFELF_BACKEND_PREAD;
+	c->fd_backed = vcore_backend(c) == PFELF_BACKEND_PREAD;
 	live++;
 	if (c->fd_backed)
 		live_fds++;
 }
 
 /* c's handle stops counting (lock held); whoever holds f closes it. */
-static void handle_closing(struct bview *c)
+static void handle_closing(struct vcore *c)
 {
 	lru_remove(c);
 	live--;
@@ -93,7 +94,7 @@ static void handle_closing(struct bview *c)
 }
 
 /* Take c's handle away (lock held; nobody pins c); the caller closes it. */
-static struct vhandle handle_taken(struct bview *c)
+static struct vhandle handle_taken(struct vcore *c)
 {
 	struct vhandle h = {c->f, c->arch};
 	handle_closing(c);
@@ -108,16 +109,16 @@ static struct vhandle handle_taken(struct bview *c)
 
 /* --------------------------------------------------------- references */
 
-static void bury_later(struct graveyard *g, struct bview *v)
+static void bury_later(struct graveyard *g, struct vcore *c)
 {
-	TAILQ_INSERT_HEAD(&g->views, v, lru); /* never in the LRU by now */
+	TAILQ_INSERT_HEAD(&g->cores, c, lru); /* never in the LRU by now */
 }
 
 /* Core c has no alias left (lock held): it goes. */
-static void core_gone(struct bview *c, struct graveyard *g)
+static void core_gone(struct vcore *c, struct graveyard *g)
 {
 	core_remove(c);
-	if (view_is_open(c))
+	if (vcore_is_open(c))
 		handle_closing(c); /* core_free closes it, unlocked */
 	bury_later(g, c);
 }
@@ -125,12 +126,13 @@ static void core_gone(struct bview *c, struct graveyard *g)
 /* Alias a has no reference left (lock held). */
 static void alias_gone(struct bview *a, struct graveyard *g)
 {
-	struct bview *c = a->core;
+	struct vcore *c = a->core;
 	struct bview **p = &c->aliases;
 	while (*p != a)
 		p = &(*p)->sibling;
 	*p = a->sibling;
-	bury_later(g, a);
+	a->grave = g->aliases;
+	g->aliases = a;
 	if (--c->refs == 0)
 		core_gone(c, g);
 }
@@ -148,7 +150,7 @@ static void detach(struct bview *a, struct graveyard *g)
 
 /* Core c is idle (only owners reference its aliases): every alias goes,
  * and c with them (lock held). */
-static void detach_all(struct bview *c, struct graveyard *g)
+static void detach_all(struct vcore *c, struct graveyard *g)
 {
 	for (struct bview *a = c->aliases, *next; a; a = next) {
 		next = a->sibling;
@@ -160,27 +162,27 @@ static void detach_all(struct bview *c, struct graveyard *g)
  * without a handle goes (it is parsed again when needed). */
 static void drop_ref(struct bview *a, struct graveyard *g)
 {
-	struct bview *c = a->core;
+	struct vcore *c = a->core;
 	c->busy--;
 	if (--a->refs == 0)
 		alias_gone(a, g);
-	if (c->refs > 0 && c->busy == 0 && !view_is_open(c))
+	if (c->refs > 0 && c->busy == 0 && !vcore_is_open(c))
 		detach_all(c, g);
 }
 
 /* One pin less (lock held): a core with an open handle nobody pins joins the LRU. */
 static void drop_pin(struct bview *a)
 {
-	struct bview *c = a->core;
+	struct vcore *c = a->core;
 	a->pins--;
-	if (--c->pins == 0 && view_is_open(c))
+	if (--c->pins == 0 && vcore_is_open(c))
 		lru_append(c);
 }
 
 /* Pin a (lock held); whether its core's handle is open (a->f, a->arch are then its). */
 static bool pin_locked(struct bview *a)
 {
-	struct bview *c = a->core;
+	struct vcore *c = a->core;
 	a->refs++;
 	a->pins++;
 	c->busy++;
@@ -188,7 +190,7 @@ static bool pin_locked(struct bview *a)
 	lru_remove(c);
 	a->f = c->f;
 	a->arch = c->arch;
-	return view_is_open(c);
+	return vcore_is_open(c);
 }
 
 /* ----------------------------------------------------------- evictions */
@@ -216,7 +218,7 @@ static void evict(struct graveyard *g)
 {
 	while (!TAILQ_EMPTY(&lru) && g->nhandles < CLOSE_BATCH &&
 	       (live > BINCACHE_MAX_HANDLES || live_fds > max_fds())) {
-		struct bview *c = TAILQ_FIRST(&lru);
+		struct vcore *c = TAILQ_FIRST(&lru);
 		if (c->busy == 0)
 			detach_all(c, g); /* idle: the whole view goes */
 		else
@@ -228,9 +230,9 @@ static void evict(struct graveyard *g)
  * some may be left. */
 static bool shed_batch(struct graveyard *g)
 {
-	struct bview *c = TAILQ_FIRST(&lru);
+	struct vcore *c = TAILQ_FIRST(&lru);
 	while (c && g->nhandles < CLOSE_BATCH) {
-		struct bview *next = TAILQ_NEXT(c, lru);
+		struct vcore *next = TAILQ_NEXT(c, lru);
 		if (c->fd_backed && c->busy == 0)
 			detach_all(c, g); /* idle: the whole view goes */
 		else if (c->fd_backed)
@@ -244,10 +246,14 @@ static void bury(struct graveyard *g)
 {
 	for (unsigned i = 0; i < g->nhandles; i++)
 		bincache_handle_close(g->handles[i]);
-	struct bview *v;
-	while ((v = TAILQ_FIRST(&g->views))) {
-		TAILQ_REMOVE(&g->views, v, lru);
-		core_free(v);
+	struct vcore *c;
+	while ((c = TAILQ_FIRST(&g->cores))) {
+		TAILQ_REMOVE(&g->cores, c, lru);
+		core_free(c);
+	}
+	for (struct bview *a = g->aliases, *next; a; a = next) {
+		next = a->grave;
+		view_free(a);
 	}
 }
 
@@ -264,9 +270,9 @@ void bincache_shed_fds(void)
 }
 
 /* The least recently used idle core (lock held), or NULL. */
-static struct bview *oldest_idle(void)
+static struct vcore *oldest_idle(void)
 {
-	struct bview *c;
+	struct vcore *c;
 	TAILQ_FOREACH(c, &lru, lru)
 	if (!c->busy)
 		break;
@@ -277,7 +283,7 @@ static struct bview *oldest_idle(void)
 static bool budget_oldest(uint64_t *stamp)
 {
 	pthread_mutex_lock(&lock);
-	struct bview *c = oldest_idle();
+	struct vcore *c = oldest_idle();
 	if (c)
 		*stamp = c->stamp;
 	pthread_mutex_unlock(&lock);
@@ -288,7 +294,7 @@ static bool budget_evict(void)
 {
 	GRAVEYARD(g);
 	pthread_mutex_lock(&lock);
-	struct bview *c = oldest_idle();
+	struct vcore *c = oldest_idle();
 	if (c)
 		detach_all(c, &g);
 	pthread_mutex_unlock(&lock);
@@ -343,9 +349,9 @@ static int reinstate(struct bview *a)
 	if (ret < 0)
 		return ret;
 	GRAVEYARD(g);
-	struct bview *c = a->core;
+	struct vcore *c = a->core;
 	pthread_mutex_lock(&lock);
-	if (view_is_open(c))
+	if (vcore_is_open(c))
 		g.handles[g.nhandles++] = h; /* another thread was first */
 	else
 		handle_opened(c, h);
@@ -412,7 +418,7 @@ static int lookup(struct binary *b, uint64_t gen, struct bview **out)
  * the caller, made b's current view unless b has a newer one (lock held).
  * FOUND_OPEN, FOUND_CLOSED or -ENOMEM.
  */
-static int adopt(struct binary *b, struct bview *c, uint64_t gen, struct node *root,
+static int adopt(struct binary *b, struct vcore *c, uint64_t gen, struct node *root,
                  struct graveyard *g, struct bview **out)
 {
 	struct bview *a = view_alias(c, gen, root);
@@ -440,7 +446,7 @@ static int share(struct node *root, uint64_t gen, const struct stat *expect, str
 	src_identity(expect, &id);
 	GRAVEYARD(g);
 	pthread_mutex_lock(&lock);
-	struct bview *c = core_find(&id);
+	struct vcore *c = core_find(&id);
 	int ret = c ? adopt(root->bin, c, gen, root, &g, out) : FOUND_NONE;
 	pthread_mutex_unlock(&lock);
 	bury(&g);
@@ -452,11 +458,11 @@ static int share(struct node *root, uint64_t gen, const struct stat *expect, str
  * first, drop c for it) and give the caller a pinned alias of it for
  * generation gen of binary node root.
  */
-static int install(struct node *root, uint64_t gen, struct bview *c, struct bview **out)
+static int install(struct node *root, uint64_t gen, struct vcore *c, struct bview **out)
 {
 	GRAVEYARD(g);
 	pthread_mutex_lock(&lock);
-	struct bview *first = core_find(&c->id);
+	struct vcore *first = core_find(&c->id);
 	if (first) {
 		bury_later(&g, c); /* another link of the same file was parsed meanwhile */
 		c = first;
@@ -495,7 +501,7 @@ static int build(struct node *root, uint64_t gen, const struct stat *expect, str
 	int ret = share(root, gen, expect, out);
 	if (ret != FOUND_NONE)
 		return ret;
-	struct bview *c;
+	struct vcore *c;
 	char why[REFUSED_MAX] = "";
 	ret = bincache_parse(root, expect, &c, why);
 	if (ret == 0)

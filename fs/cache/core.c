@@ -10,15 +10,15 @@
 #include <errno.h>
 
 /* The state of the lazy content of new core c: texts and symbol views. */
-static int lazy_init(struct bview *c)
+static int lazy_init(struct vcore *c)
 {
 	int ret = textview_init(c);
 	return ret < 0 ? ret : symview_init(c);
 }
 
-int core_build(pfelf_file *f, const char *what, struct bview **out)
+int core_build(pfelf_file *f, const char *what, struct vcore **out)
 {
-	struct bview *v;
+	struct vcore *v;
 	int ret = view_parse(f, what, &v);
 	if (ret < 0)
 		return ret;
@@ -38,9 +38,9 @@ int core_build(pfelf_file *f, const char *what, struct bview **out)
 	return 0;
 }
 
-int core_build_archive(pfelf_archive *a, const char *what, struct bview **out)
+int core_build_archive(pfelf_archive *a, const char *what, struct vcore **out)
 {
-	struct bview *v;
+	struct vcore *v;
 	int ret = arview_build(a, what, &v);
 	if (ret < 0)
 		return ret;
@@ -55,7 +55,7 @@ int core_build_archive(pfelf_archive *a, const char *what, struct bview **out)
 }
 
 /* Free the member views of archive core c (none for other cores). */
-static void members_free(struct bview *c)
+static void members_free(struct vcore *c)
 {
 	struct arview *ar = c->ar;
 	for (uint32_t i = 0; ar && ar->mcore && i < ar->n; i++) {
@@ -64,17 +64,17 @@ static void members_free(struct bview *c)
 	}
 }
 
-void core_free(struct bview *v)
+void core_free(struct vcore *c)
 {
-	if (v && view_core(v) == v) {
-		members_free(v);
-		arview_free(v);
-		entries_free(v);
-		symview_free(v);
-		textview_free(v);
-		dcache_forget(v->serial);
-		src_handle_free(v->fh);
-		v->fh = NULL;
-	}
-	view_free(v);
+	if (!c)
+		return;
+	members_free(c);
+	arview_free(c);
+	entries_free(c);
+	symview_free(c);
+	textview_free(c);
+	dcache_forget(c->serial);
+	src_handle_free(c->fh);
+	c->fh = NULL;
+	vcore_free(c);
 }

@@ -5,7 +5,7 @@
 
 #define ID_BUCKETS 4096 /* buckets of the table */
 
-static struct bview *by_id[ID_BUCKETS];
+static struct vcore *by_id[ID_BUCKETS];
 
 static size_t id_bucket(const pfelf_identity *id)
 {
@@ -15,24 +15,24 @@ static size_t id_bucket(const pfelf_identity *id)
 	return (size_t)(h ^ (h >> 29)) % ID_BUCKETS;
 }
 
-struct bview *core_find(const pfelf_identity *id)
+struct vcore *core_find(const pfelf_identity *id)
 {
-	struct bview *c = by_id[id_bucket(id)];
+	struct vcore *c = by_id[id_bucket(id)];
 	while (c && memcmp(&c->id, id, sizeof(*id)) != 0)
 		c = c->hash_next;
 	return c;
 }
 
-void core_insert(struct bview *c)
+void core_insert(struct vcore *c)
 {
 	size_t i = id_bucket(&c->id);
 	c->hash_next = by_id[i];
 	by_id[i] = c;
 }
 
-void core_remove(struct bview *c)
+void core_remove(struct vcore *c)
 {
-	struct bview **p = &by_id[id_bucket(&c->id)];
+	struct vcore **p = &by_id[id_bucket(&c->id)];
 	while (*p && *p != c)
 		p = &(*p)->hash_next;
 	if (*p)

@@ -5,12 +5,12 @@
 #include "view/view.h"
 
 /* The core of identity id (the cache's lock held), or NULL. */
-struct bview *core_find(const pfelf_identity *id);
+struct vcore *core_find(const pfelf_identity *id);
 
 /* Put core c in the table, under c->id (lock held). */
-void core_insert(struct bview *c);
+void core_insert(struct vcore *c);
 
 /* Take core c out of the table (lock held). */
-void core_remove(struct bview *c);
+void core_remove(struct vcore *c);
 
 #endif /* ELFFS_CACHE_COREFIND_H */

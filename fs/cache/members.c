@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void arview_member_put_locked(struct bview *c, struct bview *m);
+static void arview_member_put_locked(struct vcore *c, struct vcore *m);
 
 /* Free idle member view m of core c (c's lazy_lock held). */
-static void member_drop(struct bview *c, struct bview *m)
+static void member_drop(struct vcore *c, struct vcore *m)
 {
 	struct arview *ar = c->ar;
 	TAILQ_REMOVE(&ar->idle, m, lru);
@@ -26,7 +26,7 @@ static void member_drop(struct bview *c, struct bview *m)
 
 /* Free the idle member views of core c but the `keep` most recently used
  * ones (c's lazy_lock held); whether one was freed. */
-static bool members_trim(struct bview *c, uint32_t keep)
+static bool members_trim(struct vcore *c, uint32_t keep)
 {
 	struct arview *ar = c->ar;
 	bool freed = false;
@@ -40,7 +40,7 @@ static bool members_trim(struct bview *c, uint32_t keep)
 /* Build the view of ELF member i of core c (c's lazy_lock held, its handle
  * open through the caller's pin); when the memory budget has no room, the
  * idle member views go first. */
-static int member_build(struct bview *c, uint32_t i, struct bview **out)
+static int member_build(struct vcore *c, uint32_t i, struct vcore **out)
 {
 	pfelf_ar_member m;
 	pfelf_file *f;
@@ -65,7 +65,7 @@ static int member_build(struct bview *c, uint32_t i, struct bview **out)
 }
 
 /* The view of ELF member i of core c with one more user (c's lazy_lock held). */
-static int member_get(struct bview *c, uint32_t i, struct bview **out)
+static int member_get(struct vcore *c, uint32_t i, struct vcore **out)
 {
 	struct arview *ar = c->ar;
 	if (!ar->mcore) {
@@ -73,7 +73,7 @@ static int member_get(struct bview *c, uint32_t i, struct bview **out)
 		if (!ar->mcore)
 			return -ENOMEM;
 	}
-	struct bview *m = ar->mcore[i];
+	struct vcore *m = ar->mcore[i];
 	if (!m) {
 		int ret = member_build(c, i, &m);
 		if (ret < 0)
@@ -90,11 +90,11 @@ static int member_get(struct bview *c, uint32_t i, struct bview **out)
 
 int arview_member(struct bview *a, uint32_t index, struct bview **out)
 {
-	struct bview *c = view_core(a);
+	struct vcore *c = view_core(a);
 	if (!c->ar || index >= c->ar->n || c->ar->kind[index] != AR_ELF)
 		return -ENOENT;
 	pthread_mutex_lock(&c->lazy_lock);
-	struct bview *m = NULL;
+	struct vcore *m = NULL;
 	int ret = member_get(c, index, &m);
 	struct bview *ma = ret == 0 ? view_alias(m, a->gen, a->root) : NULL;
 	if (ma) {
@@ -110,7 +110,7 @@ int arview_member(struct bview *a, uint32_t index, struct bview **out)
 	return ret;
 }
 
-static void arview_member_put_locked(struct bview *c, struct bview *m)
+static void arview_member_put_locked(struct vcore *c, struct vcore *m)
 {
 	struct arview *ar = c->ar;
 	if (--m->refs > 0)
@@ -122,9 +122,9 @@ static void arview_member_put_locked(struct bview *c, struct bview *m)
 
 void arview_member_put(struct bview *ma)
 {
-	struct bview *c = view_core(ma->outer);
+	struct vcore *c = view_core(ma->outer);
 	pthread_mutex_lock(&c->lazy_lock);
 	arview_member_put_locked(c, view_core(ma));
 	pthread_mutex_unlock(&c->lazy_lock);
-	core_free(ma);
+	view_free(ma);
 }

@@ -130,7 +130,7 @@ static bool changed_during_parse(struct node *root, const struct src_handle *h,
 	       src_written_since(id, &now);
 }
 
-int bincache_parse(struct node *root, const struct stat *expect, struct bview **out, char *why)
+int bincache_parse(struct node *root, const struct stat *expect, struct vcore **out, char *why)
 {
 	struct vhandle vh = {NULL, NULL};
 	struct src_handle *h = NULL;

@@ -21,7 +21,7 @@ void bincache_handle_close(struct vhandle h);
  * yet); -ESTALE when it is not expect any more, -EIO when pfelf refuses
  * its header (why it does in why, REFUSED_MAX bytes), errors of
  * core_build. */
-int bincache_parse(struct node *root, const struct stat *expect, struct bview **out, char *why);
+int bincache_parse(struct node *root, const struct stat *expect, struct vcore **out, char *why);
 
 /* One log line for a refused header, at most one every 10 s. */
 void bincache_log_refusal(struct node *root, const char *why);

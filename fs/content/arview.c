@@ -78,8 +78,8 @@ static int name_members(pfelf_archive *a, struct arview *ar)
 /* What the core of an archive of n members keeps but the names. */
 static uint64_t ar_cost(uint32_t n)
 {
-	return membudget_chunk(sizeof(struct bview) + sizeof(struct arview)) +
-	       membudget_chunk((uint64_t)n * (sizeof(char *) + sizeof(struct bview *) + 1)) +
+	return membudget_chunk(sizeof(struct vcore) + sizeof(struct arview)) +
+	       membudget_chunk((uint64_t)n * (sizeof(char *) + sizeof(struct vcore *) + 1)) +
 	       membudget_chunk(nameset_bytes(n));
 }
 
@@ -92,13 +92,13 @@ static uint64_t names_cost(const struct arview *ar)
 	return membudget_chunk(bytes);
 }
 
-int arview_build(pfelf_archive *a, const char *what, struct bview **out)
+int arview_build(pfelf_archive *a, const char *what, struct vcore **out)
 {
 	int count = pfelf_archive_member_count(a);
-	struct bview *v = count < 0 ? NULL : view_new_core(what);
+	struct vcore *v = count < 0 ? NULL : view_new_core(what);
 	struct arview *ar = calloc(1, sizeof(*ar));
 	if (!v || !ar) {
-		view_free(v);
+		vcore_free(v);
 		free(ar);
 		return count < 0 ? -EIO : -ENOMEM;
 	}
@@ -117,7 +117,7 @@ int arview_build(pfelf_archive *a, const char *what, struct bview **out)
 		ret = view_charge(v, names_cost(ar));
 	if (ret < 0) {
 		arview_free(v);
-		view_free(v); /* the caller keeps a on failure */
+		vcore_free(v); /* the caller keeps a on failure */
 		return ret;
 	}
 	v->arch = a;
@@ -125,7 +125,7 @@ int arview_build(pfelf_archive *a, const char *what, struct bview **out)
 	return 0;
 }
 
-void arview_free(struct bview *c)
+void arview_free(struct vcore *c)
 {
 	struct arview *ar = c->ar;
 	if (!ar)
@@ -171,7 +171,7 @@ static const char *index_kind(enum pfelf_ar_index k)
 	}
 }
 
-static void fixed_line(const struct bview *c, uint64_t i, struct linebuf *b)
+static void fixed_line(const struct vcore *c, uint64_t i, struct linebuf *b)
 {
 	pfelf_archive *a = c->arch;
 	const struct arview *ar = c->ar;
@@ -213,7 +213,7 @@ static void fixed_line(const struct bview *c, uint64_t i, struct linebuf *b)
 
 static int info_line(void *ctx, uint64_t i, char *buf)
 {
-	const struct bview *c = ctx;
+	const struct vcore *c = ctx;
 	struct linebuf b = {buf, 0};
 	if (!c->arch)
 		return -EIO;
@@ -231,7 +231,7 @@ static int info_line(void *ctx, uint64_t i, char *buf)
 	return lb_end(&b);
 }
 
-int arinfo_prepare(struct bview *v, struct textgen *g)
+int arinfo_prepare(struct vcore *v, struct textgen *g)
 {
 	int skipped = v->arch ? pfelf_archive_skipped_count(v->arch) : -EIO;
 	if (skipped < 0)
@@ -244,7 +244,7 @@ int arinfo_prepare(struct bview *v, struct textgen *g)
 
 static int armap_line(void *ctx, uint64_t i, char *buf)
 {
-	const struct bview *c = ctx;
+	const struct vcore *c = ctx;
 	struct linebuf b = {buf, 0};
 	pfelf_ar_symbol s;
 	if (!c->arch || i > UINT32_MAX || pfelf_archive_symbol(c->arch, (uint32_t)i, &s) < 0)
@@ -255,7 +255,7 @@ static int armap_line(void *ctx, uint64_t i, char *buf)
 	return lb_end(&b);
 }
 
-int armap_prepare(struct bview *v, struct textgen *g)
+int armap_prepare(struct vcore *v, struct textgen *g)
 {
 	int n = v->arch ? pfelf_archive_symbol_count(v->arch) : -EIO;
 	g->nlines = n < 0 ? 0 : (uint64_t)n; /* a malformed index: info says so */

@@ -49,8 +49,8 @@ struct arview {
 	uint8_t *kind;            /* [n] enum ar_kind */
 	struct nameset index;     /* members by file name */
 	uint32_t count[3];        /* members of each kind */
-	struct bview **mcore;     /* [n] member views, made on use (core's lazy_lock) */
-	TAILQ_HEAD(, bview) idle; /* member views without users, oldest first */
+	struct vcore **mcore;     /* [n] member views, made on use (core's lazy_lock) */
+	TAILQ_HEAD(, vcore) idle; /* member views without users, oldest first */
 	uint32_t nidle;
 };
 
@@ -60,11 +60,11 @@ struct arview {
  * it owns a (core_build_archive of cache/core.h adds the rest). 0,
  * -ENOMEM, -EFBIG.
  */
-int arview_build(pfelf_archive *a, const char *what, struct bview **out);
+int arview_build(pfelf_archive *a, const char *what, struct vcore **out);
 
 /* Free what core c keeps of its archive: the names and the table of its
  * members' views, which the cache frees first (cache/members.h). */
-void arview_free(struct bview *c);
+void arview_free(struct vcore *c);
 
 /* The index of the member whose file name is name in ar, or -ENOENT. */
 int arview_find(const struct arview *ar, const char *name);
@@ -76,8 +76,8 @@ int arview_find(const struct arview *ar, const char *name);
 ssize_t arview_link(const struct bview *v, uint32_t index, char *buf, size_t size);
 
 /* The texts of an archive (textview.h): info and armap. */
-int arinfo_prepare(struct bview *v, struct textgen *g);
-int armap_prepare(struct bview *v, struct textgen *g);
+int arinfo_prepare(struct vcore *v, struct textgen *g);
+int armap_prepare(struct vcore *v, struct textgen *g);
 
 /*
  * user.ar.* of member index of v (pinned): the value of attribute name

@@ -298,7 +298,7 @@ int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, ui
 /* ------------------------------------------------------ made at parse */
 
 /* The build id as hex and a newline (build-id's bytes, info's line). */
-static int build_id(struct bview *v)
+static int build_id(struct vcore *v)
 {
 	const uint8_t *id;
 	int n = pfelf_build_id(v->f, &id);
@@ -323,11 +323,11 @@ bool entry_compressed(const struct bview *v, uint32_t index, pfelf_chdr *ch)
 }
 
 /* The indexes of the compressed sections (decompressed/, info). */
-static int compressed(struct bview *v)
+static int compressed(struct vcore *v)
 {
 	for (uint32_t i = 1; i < v->nsec; i++) {
 		pfelf_chdr ch;
-		if (!entry_compressed(v, i, &ch))
+		if (pfelf_section_chdr(v->f, i, &ch) != 0)
 			continue;
 		if (v->ncomp % 64 == 0) {
 			uint32_t *c = realloc(v->comp, (v->ncomp + 64) * sizeof(*c));
@@ -340,13 +340,13 @@ static int compressed(struct bview *v)
 	return 0;
 }
 
-int entries_build(struct bview *v)
+int entries_build(struct vcore *v)
 {
 	int ret = build_id(v);
 	return ret < 0 ? ret : compressed(v);
 }
 
-void entries_free(struct bview *v)
+void entries_free(struct vcore *v)
 {
 	free(v->buildid);
 	free(v->comp);

@@ -120,10 +120,10 @@ int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, ui
 /* What a parse gives the entries (core_build, cache/core.h): the build-id
  * text, the list of compressed sections; 0 or -ENOMEM (a missing or bad
  * note is no error). */
-int entries_build(struct bview *v);
+int entries_build(struct vcore *c);
 
 /* Free what entries_build made. */
-void entries_free(struct bview *v);
+void entries_free(struct vcore *c);
 
 /* Whether section index of v is compressed (its header then in *ch). */
 bool entry_compressed(const struct bview *v, uint32_t index, pfelf_chdr *ch);

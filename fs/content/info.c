@@ -35,7 +35,7 @@ static const char *data_name(uint8_t d, char *buf, size_t len)
 	return buf;
 }
 
-static int header_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int header_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	(void)v;
 	(void)p;
@@ -43,7 +43,7 @@ static int header_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 	return 0;
 }
 
-static int header_numbers(struct bview *v, uint32_t j, struct linebuf *b)
+static int header_numbers(struct vcore *v, uint32_t j, struct linebuf *b)
 {
 	const pfelf_ehdr *eh = &v->eh;
 	if (j == 5)
@@ -59,7 +59,7 @@ static int header_numbers(struct bview *v, uint32_t j, struct linebuf *b)
 	return 0;
 }
 
-static int header_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int header_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	char s[128];
 	const pfelf_ehdr *eh = &v->eh;
@@ -91,7 +91,7 @@ static int header_line(struct bview *v, const struct infoplan *p, uint32_t j, st
 }
 
 /* The PT_INTERP string as pfelf reads it (copied once, up to its NUL). */
-static int interp_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int interp_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	const char *path;
 	(void)p;
@@ -99,7 +99,7 @@ static int interp_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 	return 0;
 }
 
-static int interp_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int interp_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	const char *path;
 	(void)p;
@@ -111,7 +111,7 @@ static int interp_line(struct bview *v, const struct infoplan *p, uint32_t j, st
 	return 0;
 }
 
-static int errors_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int errors_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	const pfelf_ehdr *eh = &v->eh;
 	p->errs = (eh->ident[EI_VERSION] != EV_CURRENT ? NOTE_EIVER : 0) |
@@ -123,7 +123,7 @@ static int errors_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 	return 0;
 }
 
-static int errors_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int errors_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	unsigned bit = p->errs;
 	for (; j > 0; j--)
@@ -144,14 +144,14 @@ static int errors_line(struct bview *v, const struct infoplan *p, uint32_t j, st
 	return 0;
 }
 
-static bool sec_out(struct bview *v, uint32_t i)
+static bool sec_out(struct vcore *v, uint32_t i)
 {
 	const pfelf_shdr *sh;
 	return pfelf_section(v->f, i, &sh) == 0 && (sh->status & PFELF_ST_OUT_OF_FILE) &&
 	       sh->type != SHT_NOBITS;
 }
 
-static bool seg_out(struct bview *v, uint32_t i)
+static bool seg_out(struct vcore *v, uint32_t i)
 {
 	const pfelf_phdr *ph;
 	return pfelf_segment(v->f, i, &ph) == 0 && (ph->status & PFELF_ST_OUT_OF_FILE);
@@ -169,7 +169,7 @@ static int oof_note(struct infoplan *p, uint64_t e)
 	return 0;
 }
 
-static int oof_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int oof_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	int ret = 0;
 	for (uint32_t i = 1; i < v->nsec && ret == 0; i++)
@@ -183,7 +183,7 @@ static int oof_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 	return ret;
 }
 
-static int oof_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int oof_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	if (j == INFO_MAX_OOF_LINES) {
 		lb_printf(b, "out of file: %" PRIu64 " more", p->oof_total - INFO_MAX_OOF_LINES);
@@ -230,7 +230,7 @@ static const struct infopart *part(unsigned k)
 
 static int info_line(void *ctx, uint64_t i, char *buf)
 {
-	struct bview *v = ctx;
+	struct vcore *v = ctx;
 	const struct infoplan *p = v->infoplan;
 	unsigned k = 0;
 	for (; k < INFO_NPARTS && i >= p->n[k]; k++)
@@ -242,7 +242,7 @@ static int info_line(void *ctx, uint64_t i, char *buf)
 	return ret < 0 ? ret : lb_end(&b);
 }
 
-int info_prepare(struct bview *v, struct textgen *g)
+int info_prepare(struct vcore *v, struct textgen *g)
 {
 	struct infoplan *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -260,7 +260,7 @@ int info_prepare(struct bview *v, struct textgen *g)
 	return 0;
 }
 
-void info_release(struct bview *v)
+void info_release(struct vcore *v)
 {
 	if (!v->infoplan)
 		return;

@@ -51,8 +51,8 @@ struct infoplan {
 
 /* One part: plan() counts its lines (may fill the plan), line() writes line j. */
 struct infopart {
-	int (*plan)(struct bview *v, struct infoplan *p, uint32_t *n);
-	int (*line)(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b);
+	int (*plan)(struct vcore *c, struct infoplan *p, uint32_t *n);
+	int (*line)(struct vcore *c, const struct infoplan *p, uint32_t j, struct linebuf *b);
 };
 
 /*
@@ -75,10 +75,10 @@ extern const struct infopart info_meta_parts[INFO_META_PARTS];
  * "out of file:" line per section or segment outside the file (and for a
  * header past the end). 0, -ENOMEM, -EIO.
  */
-int info_prepare(struct bview *v, struct textgen *g);
+int info_prepare(struct vcore *c, struct textgen *g);
 
-/* Free v->infoplan. */
-void info_release(struct bview *v);
+/* Free c->infoplan. */
+void info_release(struct vcore *c);
 
 /* Bytes of "same build id" lines in a tail; the others are summed up in
  * one line "same build id: <N> more". */

@@ -20,14 +20,14 @@ typedef int (*dyn_string_fn)(pfelf_file *f, const char **s);
 static const dyn_string_fn dyn_strings[] = {pfelf_soname, pfelf_rpath, pfelf_runpath};
 static const char *const dyn_keys[] = {"soname", "rpath", "runpath"};
 
-static int dyn_plan(struct bview *v, unsigned which, uint32_t *n)
+static int dyn_plan(struct vcore *v, unsigned which, uint32_t *n)
 {
 	const char *s;
 	*n = dyn_strings[which](v->f, &s) == 0;
 	return 0;
 }
 
-static int dyn_line(struct bview *v, unsigned which, struct linebuf *b)
+static int dyn_line(struct vcore *v, unsigned which, struct linebuf *b)
 {
 	const char *s;
 	if (dyn_strings[which](v->f, &s) < 0)
@@ -38,12 +38,12 @@ static int dyn_line(struct bview *v, unsigned which, struct linebuf *b)
 }
 
 #define DYN_PART(name, which)                                                                      \
-	static int name##_plan(struct bview *v, struct infoplan *p, uint32_t *n)                   \
+	static int name##_plan(struct vcore *v, struct infoplan *p, uint32_t *n)                   \
 	{                                                                                          \
 		(void)p;                                                                           \
 		return dyn_plan(v, which, n);                                                      \
 	}                                                                                          \
-	static int name##_line(struct bview *v, const struct infoplan *p, uint32_t j,              \
+	static int name##_line(struct vcore *v, const struct infoplan *p, uint32_t j,              \
 	                       struct linebuf *b)                                                  \
 	{                                                                                          \
 		(void)p;                                                                           \
@@ -82,7 +82,7 @@ static int note_needed(struct infoplan *p, uint32_t n, uint32_t i)
 	return 0;
 }
 
-static int needed_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int needed_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	int count = pfelf_dynamic_count(v->f);
 	*n = 0;
@@ -95,7 +95,7 @@ static int needed_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 	return 0;
 }
 
-static int needed_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int needed_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	uint32_t skip = j % INFO_NEEDED_EVERY;
 	int count = pfelf_dynamic_count(v->f);
@@ -110,7 +110,7 @@ static int needed_line(struct bview *v, const struct infoplan *p, uint32_t j, st
 	return -EIO;
 }
 
-static int debuglink_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int debuglink_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	const char *name;
 	uint32_t crc;
@@ -119,7 +119,7 @@ static int debuglink_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 	return 0;
 }
 
-static int debuglink_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int debuglink_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	const char *name;
 	uint32_t crc;
@@ -135,14 +135,14 @@ static int debuglink_line(struct bview *v, const struct infoplan *p, uint32_t j,
 	return 0;
 }
 
-static int buildid_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int buildid_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	(void)p;
 	*n = v->buildid != NULL;
 	return 0;
 }
 
-static int buildid_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int buildid_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	(void)p;
 	(void)j;
@@ -160,7 +160,7 @@ static ssize_t view_bytes(void *src, void *buf, size_t len, uint64_t off)
 
 /* The build id note read by the index's own code (buildid_read.h), so that
  * what info calls malformed is what the index leaves out. */
-static int bidnote_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int bidnote_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	p->bid_ret = bid_read_with(view_bytes, v->f, v->fsize, &p->bid);
 	if (p->bid_ret == -ENOMEM)
@@ -169,7 +169,7 @@ static int bidnote_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 	return 0;
 }
 
-static int bidnote_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int bidnote_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	(void)v;
 	(void)j;
@@ -178,7 +178,7 @@ static int bidnote_line(struct bview *v, const struct infoplan *p, uint32_t j, s
 	return 0;
 }
 
-static int go_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int go_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	if (pfelf_go_version(v->f, p->go, sizeof(p->go)) <= 0)
 		p->go[0] = '\0';
@@ -186,7 +186,7 @@ static int go_plan(struct bview *v, struct infoplan *p, uint32_t *n)
 	return 0;
 }
 
-static int go_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int go_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	(void)v;
 	(void)j;
@@ -195,14 +195,14 @@ static int go_line(struct bview *v, const struct infoplan *p, uint32_t j, struct
 	return 0;
 }
 
-static int comp_plan(struct bview *v, struct infoplan *p, uint32_t *n)
+static int comp_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	(void)p;
 	*n = v->ncomp;
 	return 0;
 }
 
-static int comp_line(struct bview *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
+static int comp_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
 	pfelf_chdr ch;
 	char type[32] = "";

@@ -57,7 +57,7 @@ struct reloctext {
 
 /* A thread's last position: the next line of section k of core c. */
 struct cursor {
-	const struct bview *c;
+	const struct vcore *c;
 	uint64_t serial;
 	pfelf_file *f;
 	uint32_t k;
@@ -121,7 +121,7 @@ static int count_relr(pfelf_file *f, struct relsec *s, uint64_t *left, uint64_t 
 	return 0;
 }
 
-static int add_section(struct bview *v, struct reloctext *t, uint32_t i, uint64_t *line)
+static int add_section(struct vcore *v, struct reloctext *t, uint32_t i, uint64_t *line)
 {
 	pfelf_relsec rs;
 	int ret = pfelf_reloc_section(v->f, i, &rs);
@@ -148,7 +148,7 @@ static int add_section(struct bview *v, struct reloctext *t, uint32_t i, uint64_
 	return 0;
 }
 
-void reloctext_release(struct bview *v)
+void reloctext_release(struct vcore *v)
 {
 	struct reloctext *t = v->reloc;
 	if (!t)
@@ -160,7 +160,7 @@ void reloctext_release(struct bview *v)
 	v->reloc = NULL;
 }
 
-uint64_t reloctext_cost(const struct bview *v)
+uint64_t reloctext_cost(const struct vcore *v)
 {
 	return v->reloc ? v->reloc->bytes : 0;
 }
@@ -180,7 +180,7 @@ static uint32_t section_of(const struct reloctext *t, uint64_t i)
 }
 
 /* Relocation i of the text of core c into *r, through the thread's cursor. */
-static int reloc_at(struct bview *c, uint64_t i, uint32_t *k, pfelf_reloc *r)
+static int reloc_at(struct vcore *c, uint64_t i, uint32_t *k, pfelf_reloc *r)
 {
 	const struct reloctext *t = c->reloc;
 	if (cur.c != c || cur.serial != c->serial || cur.f != c->f || cur.next != i ||
@@ -306,7 +306,7 @@ static void put_lituse(struct linebuf *b, int64_t addend)
 
 static int reloc_line(void *ctx, uint64_t i, char *buf)
 {
-	struct bview *v = ctx;
+	struct vcore *v = ctx;
 	pfelf_reloc r;
 	uint32_t k = section_of(v->reloc, i);
 	const struct relsec *s = &v->reloc->secs[k];
@@ -350,7 +350,7 @@ static int reloc_line(void *ctx, uint64_t i, char *buf)
 	return lb_end(&b);
 }
 
-int reloctext_prepare(struct bview *v, struct textgen *g)
+int reloctext_prepare(struct vcore *v, struct textgen *g)
 {
 	reloctext_release(v);
 	struct reloctext *t = calloc(1, sizeof(*t));

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-struct bview;
+struct vcore;
 struct textgen;
 
 /*
@@ -17,12 +17,12 @@ struct textgen;
  * relocation sections, count RELR addresses, set *g. Lines: "<section>
  * <readelf -rW's entry line>". 0, -ENOMEM, -EIO.
  */
-int reloctext_prepare(struct bview *v, struct textgen *g);
+int reloctext_prepare(struct vcore *c, struct textgen *g);
 
-/* Free what the relocations text of v keeps besides its index. */
-void reloctext_release(struct bview *v);
+/* Free what the relocations text of core c keeps besides its index. */
+void reloctext_release(struct vcore *c);
 
 /* Bytes it keeps (for the memory budget). */
-uint64_t reloctext_cost(const struct bview *v);
+uint64_t reloctext_cost(const struct vcore *c);
 
 #endif /* ELFFS_RELOCTEXT_H */

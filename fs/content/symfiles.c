@@ -35,7 +35,7 @@ static bool rel_range(pfelf_file *f, const pfelf_sym *s, uint64_t *off)
 }
 
 /* Whether s gets a file, and its range. */
-static bool sym_range(const struct bview *v, const pfelf_sym *s, uint64_t *off)
+static bool sym_range(const struct vcore *v, const pfelf_sym *s, uint64_t *off)
 {
 	bool xindex = s->raw_shndx == SHN_XINDEX && !(s->status & PFELF_SYM_BAD_SHNDX);
 	if (s->size == 0 || s->shndx == 0 || (s->shndx >= 0xff00 && !xindex) ||
@@ -97,7 +97,7 @@ static int add_cand(struct builder *b, const pfelf_sym *s, uint64_t off, bool dy
 	return 0;
 }
 
-static int collect(struct bview *v, struct builder *b, enum pfelf_symtab_kind t, int cls)
+static int collect(struct vcore *v, struct builder *b, enum pfelf_symtab_kind t, int cls)
 {
 	int n = pfelf_symbol_count(v->f, t);
 	for (int i = 0; i < n; i++) {
@@ -130,7 +130,7 @@ static const char *file_key(const void *ctx, uint32_t id)
 }
 
 /* Move the kept candidates into v->sym->files and index them. */
-static int publish(struct bview *v, struct builder *b)
+static int publish(struct vcore *v, struct builder *b)
 {
 	struct symview *sv = v->sym;
 	sv->files = calloc(b->n ? b->n : 1, sizeof(*sv->files));
@@ -159,7 +159,7 @@ static uint64_t files_cost(const struct builder *b)
 }
 
 /* Build v->sym->files; *cost: what they keep. */
-static int build_files(struct bview *v, uint64_t *cost)
+static int build_files(struct vcore *v, uint64_t *cost)
 {
 	struct builder b = {0};
 	int ret = collect(v, &b, PFELF_SYMTAB, 0);
@@ -179,7 +179,7 @@ static int build_files(struct bview *v, uint64_t *cost)
 }
 
 /* Symbols of table t of v that get a file. */
-static uint64_t count_files(struct bview *v, enum pfelf_symtab_kind t)
+static uint64_t count_files(struct vcore *v, enum pfelf_symtab_kind t)
 {
 	int n = pfelf_symbol_count(v->f, t);
 	uint64_t files = 0;
@@ -196,7 +196,7 @@ static uint64_t count_files(struct bview *v, enum pfelf_symtab_kind t)
  * gets one: a candidate (in an array that doubles), a name of at most
  * NAMING_MAX bytes and two "~<index>", the sets of names while they are
  * made, the file and its index slots. */
-static uint64_t files_bound(struct bview *v)
+static uint64_t files_bound(struct vcore *v)
 {
 	uint64_t n = count_files(v, PFELF_SYMTAB) + count_files(v, PFELF_DYNSYM);
 	uint64_t per = 2 * (sizeof(struct cand) + sizeof(struct naming_item)) +
@@ -208,7 +208,7 @@ static uint64_t files_bound(struct bview *v)
 /* The files of core c (its lazy_lock held): built once, within the memory
  * budget. A refusal for lack of room (-ENOMEM) is not kept, the next call
  * tries again; one over the whole budget (-EFBIG) is. */
-static int files_locked(struct bview *c)
+static int files_locked(struct vcore *c)
 {
 	if (c->sym->files_built)
 		return c->sym->files_err;
@@ -231,7 +231,7 @@ static int files_locked(struct bview *c)
 
 int symview_files(struct bview *v, const struct symfile **files, uint32_t *n)
 {
-	struct bview *c = view_core(v);
+	struct vcore *c = view_core(v);
 	pthread_mutex_lock(&c->lazy_lock);
 	int ret = files_locked(c);
 	*files = c->sym->files;
@@ -241,7 +241,7 @@ int symview_files(struct bview *v, const struct symfile **files, uint32_t *n)
 }
 
 /* Through the hash tables: 0 when the answer is certain, else -EAGAIN. */
-static int fast_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len)
+static int fast_lookup(struct vcore *v, const char *name, uint64_t *off, uint64_t *len)
 {
 	pfelf_sym s;
 	if (strchr(name, '~') || naming_is_odd(name))
@@ -255,7 +255,7 @@ static int fast_lookup(struct bview *v, const char *name, uint64_t *off, uint64_
 	return 0;
 }
 
-static int table_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len)
+static int table_lookup(struct vcore *v, const char *name, uint64_t *off, uint64_t *len)
 {
 	const struct symview *sv = v->sym;
 	uint32_t i = nameset_find(&sv->index, name, file_key, sv);
@@ -268,7 +268,7 @@ static int table_lookup(struct bview *v, const char *name, uint64_t *off, uint64
 
 int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *len)
 {
-	struct bview *c = view_core(v);
+	struct vcore *c = view_core(v);
 	pthread_mutex_lock(&c->lazy_lock);
 	int ret = view_charge_meta(c); /* the hash tables are pfelf's metadata */
 	if (ret == 0)
@@ -283,13 +283,13 @@ int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *l
 	return ret;
 }
 
-int symview_init(struct bview *c)
+int symview_init(struct vcore *c)
 {
 	c->sym = calloc(1, sizeof(*c->sym));
 	return c->sym ? 0 : -ENOMEM;
 }
 
-void symview_free(struct bview *c)
+void symview_free(struct vcore *c)
 {
 	struct symview *s = c->sym;
 	if (!s)

@@ -84,7 +84,7 @@ static void put_symbol(struct linebuf *b, pfelf_file *f, const char *table, cons
 /* Line i: symbol i of .symtab, or i - nsymtab of .dynsym. */
 static int sym_line(void *ctx, uint64_t i, char *buf)
 {
-	struct bview *v = ctx;
+	struct vcore *v = ctx;
 	enum pfelf_symtab_kind t = i < v->sym->nsymtab ? PFELF_SYMTAB : PFELF_DYNSYM;
 	uint64_t index = t == PFELF_SYMTAB ? i : i - v->sym->nsymtab;
 	pfelf_sym s;
@@ -99,7 +99,7 @@ static int sym_line(void *ctx, uint64_t i, char *buf)
  * table that is no section (DT_SYMTAB of a file without section headers:
  * readelf -sW shows none, and its extent is only a guess from the hash
  * tables). */
-static int count(struct bview *v, enum pfelf_symtab_kind t, uint32_t *n)
+static int count(struct vcore *v, enum pfelf_symtab_kind t, uint32_t *n)
 {
 	int ret = pfelf_symbol_count(v->f, t);
 	if (ret > 0 && t == PFELF_DYNSYM && pfelf_symbol_table_section(v->f, t) == 0)
@@ -108,7 +108,7 @@ static int count(struct bview *v, enum pfelf_symtab_kind t, uint32_t *n)
 	return ret == -EINVAL ? 0 : ret < 0 ? ret : 0;
 }
 
-int symtext_prepare(struct bview *v, struct textgen *g)
+int symtext_prepare(struct vcore *v, struct textgen *g)
 {
 	int ret = count(v, PFELF_SYMTAB, &v->sym->nsymtab);
 	if (ret == 0)

@@ -20,6 +20,7 @@
 #include "nameset.h"
 
 struct bview;
+struct vcore;
 
 /* One file of symbol/: its name and the byte range of the source it serves. */
 struct symfile {
@@ -45,7 +46,7 @@ struct textgen;
  * the symbols of both tables, set *g. Lines: "table index value size type
  * bind visibility ndx name". 0, -ENOMEM, -EIO.
  */
-int symtext_prepare(struct bview *v, struct textgen *g);
+int symtext_prepare(struct vcore *c, struct textgen *g);
 
 /*
  * The byte range of symbol/<name> of v: through the hash tables when the
@@ -59,9 +60,9 @@ int symview_lookup(struct bview *v, const char *name, uint64_t *off, uint64_t *l
 int symview_files(struct bview *v, const struct symfile **files, uint32_t *n);
 
 /* Give new core c the state of its symbol views, none built yet; 0 or -ENOMEM. */
-int symview_init(struct bview *c);
+int symview_init(struct vcore *c);
 
 /* Free what core c's symbol views hold. */
-void symview_free(struct bview *c);
+void symview_free(struct vcore *c);
 
 #endif /* ELFFS_SYMVIEW_H */

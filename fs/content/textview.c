@@ -13,8 +13,8 @@
 
 /* How each text is prepared (its generator) and what it keeps besides. */
 struct text_ops {
-	int (*prepare)(struct bview *v, struct textgen *g);
-	void (*release)(struct bview *v);
+	int (*prepare)(struct vcore *c, struct textgen *g);
+	void (*release)(struct vcore *c);
 };
 
 static const struct text_ops ops[TEXT_NKINDS] = {
@@ -26,7 +26,7 @@ static const struct text_ops ops[TEXT_NKINDS] = {
 };
 
 /* What text k of core c keeps once indexed: its marks, and the plan of info. */
-static uint64_t text_cost(const struct bview *c, enum text_kind k)
+static uint64_t text_cost(const struct vcore *c, enum text_kind k)
 {
 	const struct textstate *t = &c->text[k];
 	uint64_t bytes = membudget_chunk((t->gen.nlines / TEXT_MARK_EVERY + 1) * sizeof(uint64_t));
@@ -45,7 +45,7 @@ static uint64_t text_cost(const struct bview *c, enum text_kind k)
 
 /* Index text k of core c (its lazy_lock held), within the memory budget:
  * pfelf's metadata tables first, then the text's own marks. */
-static int build(struct bview *c, enum text_kind k)
+static int build(struct vcore *c, enum text_kind k)
 {
 	struct textstate *t = &c->text[k];
 	uint64_t charged = 0;
@@ -72,7 +72,7 @@ static int build(struct bview *c, enum text_kind k)
 
 int textview_size(struct bview *v, enum text_kind k, uint64_t *size)
 {
-	struct bview *c = view_core(v);
+	struct vcore *c = view_core(v);
 	pthread_mutex_lock(&c->lazy_lock);
 	int ret = c->text[k].built ? 0 : build(c, k);
 	*size = c->text[k].index.size;
@@ -89,16 +89,14 @@ int textview_read(struct bview *v, enum text_kind k, uint64_t off, char *buf, si
 	return ret == 0 || ret == -ENOMEM ? ret : -EIO;
 }
 
-int textview_init(struct bview *c)
+int textview_init(struct vcore *c)
 {
 	c->text = calloc(TEXT_NKINDS, sizeof(*c->text));
 	return c->text ? 0 : -ENOMEM;
 }
 
-void textview_free(struct bview *v)
+void textview_free(struct vcore *v)
 {
-	if (view_core(v) != v)
-		return; /* an alias: the texts are its core's */
 	for (int k = 0; k < TEXT_NKINDS; k++) {
 		if (v->text)
 			textindex_free(&v->text[k].index);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct bview;
+struct vcore;
 
 enum text_kind {
 	TEXT_INFO,    /* info (info.c, info_tables.c) */
@@ -53,9 +54,9 @@ int textview_size(struct bview *v, enum text_kind k, uint64_t *size);
 int textview_read(struct bview *v, enum text_kind k, uint64_t off, char *buf, size_t len);
 
 /* Give new core c the state of its texts, none built yet; 0 or -ENOMEM. */
-int textview_init(struct bview *c);
+int textview_init(struct vcore *c);
 
-/* Free what the texts of v hold (nothing for an alias). */
-void textview_free(struct bview *v);
+/* Free what the texts of core c hold. */
+void textview_free(struct vcore *c);
 
 #endif /* ELFFS_TEXTVIEW_H */

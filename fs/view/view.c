@@ -42,22 +42,22 @@ void view_header_range(const struct bview *v, uint64_t *off, uint64_t *len)
 /* The file name of section id: the key of the section index. */
 static const char *section_key(const void *ctx, uint32_t id)
 {
-	const struct bview *v = ctx;
-	return v->secname[id];
+	const struct vparse *p = ctx;
+	return p->secname[id];
 }
 
-static int index_sections(struct bview *v)
+static int index_sections(struct vcore *v)
 {
 	if (nameset_init(&v->secindex, v->nsec) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 1; i < v->nsec; i++)
-		nameset_add(&v->secindex, i, section_key, v); /* the names are distinct */
+		nameset_add(&v->secindex, i, section_key, &v->parse); /* the names are distinct */
 	return 0;
 }
 
 int view_find_section(const struct bview *v, const char *name)
 {
-	uint32_t i = nameset_find(&v->secindex, name, section_key, v);
+	uint32_t i = nameset_find(&v->secindex, name, section_key, &v->parse);
 	return i ? (int)i : -ENOENT;
 }
 
@@ -72,7 +72,7 @@ int view_find_segment(const struct bview *v, const char *name)
 	return (int)i;
 }
 
-static int name_sections(struct bview *v)
+static int name_sections(struct vcore *v)
 {
 	int ret = pfelf_section_count(v->f);
 	if (ret < 0) {
@@ -98,7 +98,7 @@ static int name_sections(struct bview *v)
 	return ret < 0 ? ret : index_sections(v);
 }
 
-static int name_segments(struct bview *v)
+static int name_segments(struct vcore *v)
 {
 	int ret = pfelf_segment_count(v->f);
 	if (ret < 0) {
@@ -133,22 +133,21 @@ static uint64_t lower_cost(pfelf_file *f)
 	       (uint64_t)eh->phnum * sizeof(pfelf_phdr);
 }
 
-struct bview *view_new_core(const char *what)
+struct vcore *view_new_core(const char *what)
 {
 	static _Atomic uint64_t serials;
-	struct bview *v = calloc(1, sizeof(*v));
+	struct vcore *v = calloc(1, sizeof(*v));
 	if (!v)
 		return NULL;
-	v->core = v;
 	v->serial = atomic_fetch_add(&serials, 1) + 1;
 	snprintf(v->label, sizeof(v->label), "%s", what ? what : "");
 	pthread_mutex_init(&v->lazy_lock, NULL);
 	return v;
 }
 
-int view_parse(pfelf_file *f, const char *what, struct bview **out)
+int view_parse(pfelf_file *f, const char *what, struct vcore **out)
 {
-	struct bview *v = view_new_core(what);
+	struct vcore *v = view_new_core(what);
 	if (!v)
 		return -ENOMEM;
 	v->f = f;
@@ -161,14 +160,14 @@ int view_parse(pfelf_file *f, const char *what, struct bview **out)
 		ret = name_segments(v);
 	if (ret < 0) {
 		v->f = NULL; /* the caller keeps f on failure */
-		view_free(v);
+		vcore_free(v);
 		return ret;
 	}
 	*out = v;
 	return 0;
 }
 
-struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root)
+struct bview *view_alias(struct vcore *c, uint64_t gen, struct node *root)
 {
 	struct bview *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -180,14 +179,15 @@ struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root)
 	return a;
 }
 
-void view_free(struct bview *v)
+void view_free(struct bview *a)
+{
+	free(a); /* the rest is its core's */
+}
+
+void vcore_free(struct vcore *v)
 {
 	if (!v)
 		return;
-	if (v->core != v) {
-		free(v); /* an alias: the rest is its core's */
-		return;
-	}
 	if (v->secname)
 		naming_free(v->secname, v->nsec);
 	free(v->secname);
@@ -202,13 +202,13 @@ void view_free(struct bview *v)
 	free(v);
 }
 
-void view_drop_pages(struct bview *c)
+void view_drop_pages(struct vcore *c)
 {
 	if (c->f && pfelf_backend(c->f) == PFELF_BACKEND_MMAP)
 		pfelf_drop_pages(c->f);
 }
 
-int view_charge(struct bview *c, uint64_t bytes)
+int view_charge(struct vcore *c, uint64_t bytes)
 {
 	int ret = membudget_reserve(MB_VIEWS, bytes, c->cost, c->label);
 	if (ret == 0)
@@ -216,7 +216,7 @@ int view_charge(struct bview *c, uint64_t bytes)
 	return ret;
 }
 
-void view_uncharge(struct bview *c, uint64_t bytes)
+void view_uncharge(struct vcore *c, uint64_t bytes)
 {
 	if (bytes > c->cost)
 		bytes = c->cost;
@@ -224,7 +224,7 @@ void view_uncharge(struct bview *c, uint64_t bytes)
 	c->cost -= bytes;
 }
 
-int view_charge_meta(struct bview *c)
+int view_charge_meta(struct vcore *c)
 {
 	if (c->meta_charged)
 		return 0;

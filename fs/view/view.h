@@ -46,33 +46,28 @@ struct vparse {
 	VIEW_PARSE_FIELDS
 };
 
+/* The parse as a union of its whole and its fields by name: a core's, and
+ * an alias's copy of its core's. */
+#define VIEW_PARSE_UNION                                                                           \
+	union {                                                                                    \
+		struct vparse parse; /* the whole */                                               \
+		struct {                                                                           \
+			VIEW_PARSE_FIELDS                                                          \
+		}; /* the same by name: v->nsec, v->secname, ... */                                \
+	}
+
 /*
- * A view is either a *core* (core == itself): one parse of one file
- * identity, shared by every binary node of that identity (hard links), or
- * an *alias* (core != itself): what one binary node at one generation
- * holds, with a copy of its core's parse (struct vparse), so that code
- * given an alias reads v->nsec, v->secname, ... directly. What is built on first
- * use (symbol names, text indexes) lives in the core only: go through
- * view_core(). A core's whole lifecycle (build, alias, free) is the binary
- * cache's (cache/core.h), which hands out aliases only.
+ * A *core*: one parse of one file identity, shared by every binary node of
+ * that identity (hard links), with what is built on first use and the
+ * cache's state of it. Its whole lifecycle (build, alias, free) is the
+ * binary cache's (cache/core.h), which hands out aliases only.
  */
-struct bview {
-	struct bview *core; /* the parse this view shows: itself for a core */
-	/* An alias's own: its generation and, while pinned, its core's handle. */
-	uint64_t gen;        /* alias: generation of its binary (core: 0) */
-	pfelf_file *f;       /* core: the handle (owned), NULL while closed; alias: the
-	                        core's while pinned (else NULL or that) */
+struct vcore {
+	pfelf_file *f;       /* the handle (owned), NULL while closed */
 	pfelf_archive *arch; /* an ar archive's handle instead of f, the same way */
-	struct bview *outer; /* a member's alias: the archive's alias whose references
-	                        and pins it stands for (arview.h) */
 	uint32_t member;     /* a member's core: its index in the archive */
-	union {
-		struct vparse parse; /* the whole: an alias's is a copy of its core's */
-		struct {
-			VIEW_PARSE_FIELDS
-		}; /* the same by name: v->nsec, v->secname, ... */
-	};
-	/* Core only: built on first use, under lazy_lock (symview.h, textview.h, info.h). */
+	VIEW_PARSE_UNION;
+	/* Built on first use, under lazy_lock (symview.h, textview.h, info.h). */
 	pthread_mutex_t lazy_lock;
 	struct symview *sym;       /* symview.h */
 	struct textstate *text;    /* [TEXT_NKINDS] info, symbols, ...: generators
@@ -83,22 +78,46 @@ struct bview {
 	bool meta_charged;         /* pfelf's metadata tables are in cost */
 	uint64_t serial;           /* unique per parse (keys decompressed sections) */
 	char label[48];            /* the binary it was parsed for (log lines) */
-	/* Cache state, under the bincache lock (bincache.h). */
-	struct node *root;       /* alias: its binary's node, to open f again (alive while
-	                            referenced) */
-	unsigned refs;           /* alias: all references, the owner's included; core: aliases */
-	unsigned pins;           /* references that need f open (core: its aliases' sum) */
-	unsigned busy;           /* core: references of its aliases but their owners' */
-	bool fd_backed;          /* core: f holds a descriptor (pread backend) */
-	struct binary *owner;    /* alias: binary whose current view this is, or NULL */
-	struct bview *sibling;   /* alias: the next alias of its core */
-	struct bview *aliases;   /* core: its aliases */
-	struct bview *hash_next; /* core: next core in the identity table's bucket */
-	uint64_t stamp;          /* core: when it was last unpinned (the budget's LRU age) */
-	/* core: in the LRU of open handles nobody pins (oldest first); any
-	 * view: in a graveyard once it goes (bincache.c) */
-	TAILQ_ENTRY(bview) lru;
+	/* Cache state, under the bincache lock (bincache.h); a member's core:
+	 * refs and lru under its archive core's lazy_lock (members.c). */
+	unsigned refs;           /* its aliases (a member's core: its users) */
+	unsigned pins;           /* its aliases' pins, summed */
+	unsigned busy;           /* references of its aliases but their owners' */
+	bool fd_backed;          /* f holds a descriptor (pread backend) */
+	struct bview *aliases;   /* its aliases, through their sibling */
+	struct vcore *hash_next; /* next core in the identity table's bucket */
+	uint64_t stamp;          /* when it was last unpinned (the budget's LRU age) */
+	/* In the LRU of open handles nobody pins (oldest first), in a
+	 * graveyard once it goes (bincache.c); a member's core: in its
+	 * archive's idle list (members.c). */
+	TAILQ_ENTRY(vcore) lru;
 	bool in_lru;
+};
+
+/*
+ * An *alias*: what one binary node at one generation holds of its core
+ * (core), with a copy of the core's parse (struct vparse, made once by
+ * view_alias): the code given an alias (lookups, reads, listings,
+ * attributes) reads v->nsec, v->secname, v->id, ... in the alias itself,
+ * without a load of the core on every access. What is built on first use
+ * and the budget are the core's only: go through view_core().
+ */
+struct bview {
+	struct vcore *core;  /* the parse this alias shows */
+	uint64_t gen;        /* generation of its binary */
+	pfelf_file *f;       /* while pinned, its core's handle (else NULL or that) */
+	pfelf_archive *arch; /* an ar archive's handle instead of f, the same way */
+	struct bview *outer; /* a member's alias: the archive's alias whose references
+	                        and pins it stands for (arview.h) */
+	VIEW_PARSE_UNION;    /* a copy of its core's */
+	/* Cache state, under the bincache lock (bincache.h). */
+	struct node *root;     /* its binary's node, to open f again (alive while
+	                          referenced) */
+	unsigned refs;         /* all references, the owner's included */
+	unsigned pins;         /* references that need f open */
+	struct binary *owner;  /* binary whose current view this is, or NULL */
+	struct bview *sibling; /* the next alias of its core */
+	struct bview *grave;   /* the next alias in a graveyard once it goes (bincache.c) */
 };
 
 /* The open handle of a core: an ELF file's or an ar archive's. */
@@ -107,16 +126,22 @@ struct vhandle {
 	pfelf_archive *arch;
 };
 
-/* Whether v's handle is open (pinned aliases: their core's). */
-static inline bool view_is_open(const struct bview *v)
+/* Whether core c's handle is open. */
+static inline bool vcore_is_open(const struct vcore *c)
 {
-	return v->f || v->arch;
+	return c->f || c->arch;
 }
 
-/* The backend that serves v's handle (open). */
+/* The backend that serves pinned alias v's handle (open). */
 static inline enum pfelf_backend view_backend(const struct bview *v)
 {
 	return v->f ? pfelf_backend(v->f) : pfelf_archive_backend(v->arch);
+}
+
+/* The backend that serves core c's handle (open). */
+static inline enum pfelf_backend vcore_backend(const struct vcore *c)
+{
+	return c->f ? pfelf_backend(c->f) : pfelf_archive_backend(c->arch);
 }
 
 /* What holds the references of v: the archive's alias for a member's. */
@@ -125,8 +150,8 @@ static inline struct bview *view_outer(struct bview *v)
 	return v->outer ? v->outer : v;
 }
 
-/* The core of v (v itself for a core). */
-static inline struct bview *view_core(const struct bview *v)
+/* The core of alias v. */
+static inline struct vcore *view_core(const struct bview *v)
 {
 	return v->core;
 }
@@ -137,57 +162,59 @@ static inline struct bview *view_core(const struct bview *v)
  * on success it owns f. The content is the cache's to add (cache/core.h).
  * 0, -ENOMEM, -EFBIG (more than the whole budget).
  */
-int view_parse(pfelf_file *f, const char *what, struct bview **out);
+int view_parse(pfelf_file *f, const char *what, struct vcore **out);
 
 /* A new, empty core (what: its name for the log), owning no handle yet. NULL on ENOMEM. */
-struct bview *view_new_core(const char *what);
+struct vcore *view_new_core(const char *what);
 
 /* A new alias of core c, for generation gen of binary node root (not yet
  * linked to c: bincache.c does that under its lock). NULL on ENOMEM. */
-struct bview *view_alias(struct bview *c, uint64_t gen, struct node *root);
+struct bview *view_alias(struct vcore *c, uint64_t gen, struct node *root);
 
-/* Free a view: an alias alone; a core with its names and its handle,
- * giving its bytes back to the memory budget (its content freed before:
- * cache/core.h). */
-void view_free(struct bview *v);
+/* Free alias a (the rest is its core's; NULL is allowed). */
+void view_free(struct bview *a);
+
+/* Free core c with its names and its handle, giving its bytes back to the
+ * memory budget (its content freed before: cache/core.h; NULL is allowed). */
+void vcore_free(struct vcore *c);
 
 /*
  * Reserve bytes more for core c (under its lazy_lock, or while nobody else
  * knows it): 0, -EFBIG (c would need more than the whole budget),
  * -ENOMEM (no room beside what is in use).
  */
-int view_charge(struct bview *c, uint64_t bytes);
+int view_charge(struct vcore *c, uint64_t bytes);
 
 /*
  * What core v holds once built (viewcost.c): its names and indexes, pfelf's
  * section, name and program header tables, the notes its build id needs.
  * An upper bound, in bytes.
  */
-uint64_t view_cost(const struct bview *v);
+uint64_t view_cost(const struct vcore *v);
 
 /*
  * An upper bound of pfelf's metadata tables of core v (symbol tables and
  * their indexes, the dynamic section, hash and version tables, the
  * interpreter and debug links), from its section and program headers.
  */
-uint64_t view_meta_cost(const struct bview *v);
+uint64_t view_meta_cost(const struct vcore *v);
 
 /*
  * Take the pages of core c's mapping that parsing touched out of the
  * daemon's resident set (they stay in the page cache): a cached view then
  * costs what the budget counts. Nothing under the pread backend.
  */
-void view_drop_pages(struct bview *c);
+void view_drop_pages(struct vcore *c);
 
 /* Give back bytes of core c's charge (under its lazy_lock). */
-void view_uncharge(struct bview *c, uint64_t bytes);
+void view_uncharge(struct vcore *c, uint64_t bytes);
 
 /*
  * Reserve, once per core, an upper bound of pfelf's metadata tables
  * (symbols, dynamic section, versions, hash tables) before they are first
  * used (under c's lazy_lock). 0, -EFBIG, -ENOMEM.
  */
-int view_charge_meta(struct bview *c);
+int view_charge_meta(struct vcore *c);
 
 /* Index of the section whose file name is name, or -ENOENT. */
 int view_find_section(const struct bview *v, const char *name);

@@ -43,7 +43,7 @@ static uint64_t names_cost(char *const *names, uint32_t n)
 }
 
 /* The section header of index i of v in the file, or NULL. */
-static const pfelf_shdr *in_file(const struct bview *v, uint32_t i)
+static const pfelf_shdr *in_file(const struct vcore *v, uint32_t i)
 {
 	const pfelf_shdr *sh;
 	if (pfelf_section(v->f, i, &sh) < 0 || sh->type == SHT_NOBITS ||
@@ -54,7 +54,7 @@ static const pfelf_shdr *in_file(const struct bview *v, uint32_t i)
 
 /* pfelf's section table, its name table and by-name index, the program
  * header table. */
-static uint64_t tables_cost(const struct bview *v)
+static uint64_t tables_cost(const struct vcore *v)
 {
 	uint64_t c = 0;
 	if (v->nsec) {
@@ -70,7 +70,7 @@ static uint64_t tables_cost(const struct bview *v)
 
 /* pfelf's notes, which the build id has read at parse: their array, and
  * their names and descriptors. */
-static uint64_t notes_cost(const struct bview *v)
+static uint64_t notes_cost(const struct vcore *v)
 {
 	pfelf_notes_cost n;
 	if (pfelf_cost_notes(v->f, &n) < 0)
@@ -78,7 +78,7 @@ static uint64_t notes_cost(const struct bview *v)
 	return membudget_chunk(n.array) + membudget_chunk(n.data);
 }
 
-uint64_t view_cost(const struct bview *v)
+uint64_t view_cost(const struct vcore *v)
 {
 	uint64_t c =
 	        FIXED_BYTES + names_cost(v->secname, v->nsec) + names_cost(v->segname, v->nseg);
@@ -94,7 +94,7 @@ uint64_t view_cost(const struct bview *v)
 /* What pfelf may copy through the dynamic entries (pfelf_cost_dynamic):
  * their decoded form, the dynamic string table, and without a .dynsym
  * section the table of DT_SYMTAB and its strings. */
-static uint64_t dynamic_meta(const struct bview *v)
+static uint64_t dynamic_meta(const struct vcore *v)
 {
 	pfelf_dynamic_cost d;
 	if (pfelf_cost_dynamic(v->f, &d) < 0 || !d.entries)
@@ -105,7 +105,7 @@ static uint64_t dynamic_meta(const struct bview *v)
 	return c;
 }
 
-uint64_t view_meta_cost(const struct bview *v)
+uint64_t view_meta_cost(const struct vcore *v)
 {
 	uint64_t c = META_FIXED;
 	for (uint32_t i = 1; i < v->nsec; i++) {
