@@ -169,10 +169,12 @@ static int8_t join_locked(uint64_t ino, int32_t *backing)
 	return e->mode;
 }
 
+/* Give back backing id id. After the session (open files freed at exit)
+ * there is nothing to give back: the ids went with the connection. */
 static void backing_close(int32_t id)
 {
 	uint32_t arg = (uint32_t)id;
-	if (ioctl(fuse_session_fd(elffs.se), PT_IOC_BACKING_CLOSE, &arg) < 0)
+	if (elffs.se && ioctl(fuse_session_fd(elffs.se), PT_IOC_BACKING_CLOSE, &arg) < 0)
 		elog(LOG_WARNING, "passthrough: backing id %d: close: %s", id, strerror(errno));
 }
 
