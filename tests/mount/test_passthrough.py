@@ -15,6 +15,9 @@ the daemon says at INIT that it is on, and then:
   the end raises SIGBUS (docs/elffs.1, PASSTHROUGH);
 - with -o allow_other, nobody reads a 0644 binary's `elf` and gets EACCES
   on a 0600 one's;
+- an open that cannot pass through (its source rewritten in place while
+  the node is not looked at again) takes the daemon's path and reads EIO,
+  and a second open beside it follows it;
 - backing ids are released: 3,000 opens and closes leave the daemon's
   descriptors as they were and the system's open files (file-nr) within a
   few hundred of where they were (a leak holds one file per open).
@@ -222,6 +225,40 @@ def check_released(ck, m):
 LIMIT = "/proc/sys/fs/fuse/max_pages_limit"
 
 
+def check_fallback(ck, top):
+    """An open whose backing file cannot be had takes the daemon's path, and
+    the opens beside it follow it: with -o timeout=1000 the node of a source
+    rewritten in place is not looked at again, so its view is the old file's;
+    the source, reopened, is not that file (another mtime), so the open is
+    not passed through: it opens, and reads EIO as the daemon's path answers
+    a changed file (in passthrough it would read the new bytes). A second
+    open while the first is held opens too (the kernel would refuse a
+    passthrough open beside it: EIO at open)."""
+    src = os.path.join(top, "fb")
+    os.makedirs(src)
+    shutil.copy(fixture("exec"), os.path.join(src, "a"))
+    with Mount(ck, src, ["-o", "timeout=1000"]) as m:
+        elf = os.path.join(m.path, "a", "elf")
+        ck.eq(read_all(elf)[:4], b"\x7fELF", "fallback: first read")
+        with open(os.path.join(src, "a"), "r+b") as f:
+            f.seek(64)
+            b = f.read(1)
+            f.seek(64)
+            f.write(bytes([b[0] ^ 0xFF]))
+        fds = []
+        try:
+            for i in range(2):
+                fds.append(os.open(elf, os.O_RDONLY))  # the second beside the first
+                ck.errno_is(errno.EIO, f"fallback: read of open {i + 1} of a changed source",
+                            os.pread, fds[-1], 4096, 8192)
+        except OSError as e:
+            ck.fail(f"fallback: open {len(fds) + 1}: {e}")
+        finally:
+            for fd in fds:
+                os.close(fd)
+        ck.ok(m.alive(), "fallback: daemon died")
+
+
 def check_big_requests(ck, src):
     """With the kernel's max_pages_limit raised (Linux 6.13+), the daemon
     offers 4 MiB requests at INIT (its default) or -o max_read=; reads of
@@ -279,6 +316,8 @@ def main():
                     check_nobody(ck, m)
                     check_released(ck, m)
                     ck.ok(m.alive(), "daemon died")
+            if on:
+                check_fallback(ck, top)
             with Mount(ck, src, ["-o", "passthrough=off"]) as m:
                 read_all(os.path.join(m.path, "pub", "info"))
                 ck.ok("passthrough: off: -o passthrough=off" in m.output(),
