@@ -2,6 +2,7 @@
 #include "options.h"
 #include "content/entries.h"
 #include "tree/iopolicy.h"
+#include "ops/passthrough.h"
 #include "base/membudget.h"
 #include "buildid/debuginfod.h"
 
@@ -38,6 +39,7 @@ static const struct fuse_opt specs[] = {
         ELFFS_OPT("memory=%s", memory, 0),
         ELFFS_OPT("direct_io=%s", direct_io, 0),
         ELFFS_OPT("iosize=%s", iosize, 0),
+        ELFFS_OPT("passthrough=%s", passthrough, 0),
         ELFFS_OPT("buildid=%s", buildid, 0),
         ELFFS_OPT("debuginfod", debuginfod, 1),
         ELFFS_OPT("debuginfod=%s", debuginfod_urls, 0),
@@ -88,16 +90,18 @@ static int check_max_threads(const char *text)
 	return 1;
 }
 
-/* -o max_read=BYTES: the largest read request, 4096 to 1048576 (libfuse's
- * buffer); 1 keeps the option for libfuse, -1 refuses it. */
+/* -o max_read=BYTES: the largest read request, 4096 to MAX_READ (the
+ * kernel's largest max_pages, 65535 pages); 1 keeps the option for
+ * libfuse, -1 refuses it. */
+#define MAX_READ (65535ul * 4096)
 static int parse_max_read(const char *text)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(text, &end, 10);
 	if (errno || end == text || *end || !isdigit((unsigned char)text[0]) || v < 4096 ||
-	    v > (1u << 20)) {
-		fprintf(stderr, "elffs: bad max_read '%s' (bytes, 4096 to 1048576)\n", text);
+	    v > MAX_READ) {
+		fprintf(stderr, "elffs: bad max_read '%s' (bytes, 4096 to %lu)\n", text, MAX_READ);
 		return -1;
 	}
 	elffs.max_read = (unsigned)v;
@@ -187,8 +191,11 @@ static void help(void)
 	       "                           16 MiB or more) or on (all); shared mmap of those\n"
 	       "                           files needs Linux 6.6 or later\n"
 	       "    -o iosize=BYTES        largest st_blksize of those files (default 1048576)\n"
-	       "    -o max_read=BYTES      largest read request, 4096 to 1048576 (default:\n"
-	       "                           libfuse's 1048576)\n"
+	       "    -o max_read=BYTES      largest read request, 4096 to 268431360 (default:\n"
+	       "                           4194304 where the kernel's fs.fuse.max_pages_limit\n"
+	       "                           allows it, else 1048576)\n"
+	       "    -o passthrough=MODE    elf files read by the kernel from SOURCE (auto: where\n"
+	       "                           the kernel and CAP_SYS_ADMIN allow it), or off\n"
 	       "    -o buildid=off|NAME    name of the build-id index directory in the root\n"
 	       "                           (default .build-id), or off\n"
 	       "%s"
@@ -441,8 +448,8 @@ static int check_mountpoint(const char *mnt)
 static int check_arguments(struct elffs_opts *o)
 {
 	if (parse_timeout(o) < 0 || parse_readahead(o) < 0 || parse_memory(o) < 0 ||
-	    iopolicy_parse(o->direct_io, o->iosize) < 0 || parse_buildid(o) < 0 ||
-	    parse_debuginfod(o) < 0)
+	    iopolicy_parse(o->direct_io, o->iosize) < 0 || passthrough_parse(o->passthrough) < 0 ||
+	    parse_buildid(o) < 0 || parse_debuginfod(o) < 0)
 		return ELFFS_EXIT_USAGE;
 	if (o->nonopts < 2) {
 		usage(stderr);
@@ -512,6 +519,7 @@ void options_free(struct elffs_opts *o)
 	free(o->memory);
 	free(o->direct_io);
 	free(o->iosize);
+	free(o->passthrough);
 	free(o->buildid);
 	free(o->debuginfod_urls);
 	free(o->cmd.mountpoint);

@@ -40,6 +40,7 @@ struct elffs_opts {
 	uint64_t memory_mb;    /* 0: the default (membudget.h) */
 	char *direct_io;       /* -o direct_io=MODE as given (iopolicy.c) */
 	char *iosize;          /* -o iosize=BYTES as given (iopolicy.c) */
+	char *passthrough;     /* -o passthrough=MODE as given (passthrough.c) */
 	char *buildid;         /* -o buildid=off|NAME as given; NULL: ".build-id" */
 	int debuginfod;        /* -o debuginfod */
 	char *debuginfod_urls; /* -o debuginfod=URLS as given */

@@ -4,11 +4,35 @@
 #include "tree/buildid_remote.h"
 #include "node/nodes.h"
 #include "ops/initext.h"
+#include "ops/passthrough.h"
 #include "tree/iopolicy.h"
 #include "base/log.h"
 #include "ops/readahead.h"
 #include "source/source.h"
 #include "base/stall.h"
+
+#include <stdio.h>
+
+/*
+ * The largest read request, in pages, to offer at INIT: -o max_read= or
+ * ELFFS_REQUEST_PAGES, within the kernel's /proc/sys/fs/fuse/max_pages_limit
+ * (Linux 6.13+; 256 before, and by default). 0: libfuse's 256 stands.
+ */
+static uint16_t request_pages(void)
+{
+	unsigned limit = 0;
+	FILE *f = fopen("/proc/sys/fs/fuse/max_pages_limit", "re");
+	if (f) {
+		if (fscanf(f, "%u", &limit) != 1)
+			limit = 0;
+		fclose(f);
+	}
+	unsigned want = elffs.max_read ? elffs.max_read / 4096 : ELFFS_REQUEST_PAGES;
+	unsigned pages = want < limit ? want : limit;
+	if (pages > UINT16_MAX)
+		pages = UINT16_MAX;
+	return pages > 256 ? (uint16_t)pages : 0;
+}
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
@@ -25,7 +49,12 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* libfuse refuses an INIT whose max_read differs from the mount's. */
 	if (elffs.max_read)
 		conn->max_read = elffs.max_read;
-	/* initext answers FUSE_DIRECT_IO_ALLOW_MMAP in the reply to this INIT */
+	/* initext answers these in the reply to this INIT */
+	uint16_t pages = request_pages();
+	initext_init_add(INITEXT_DIO_ALLOW_MMAP, 0, pages);
+	if (pages)
+		elog(LOG_INFO, "read requests of up to %u KiB", pages * 4u);
+	passthrough_init();
 	if (iopolicy_any_direct() && !initext_dio_mmap())
 		elog(LOG_WARNING, "direct I/O files cannot be mapped MAP_SHARED here "
 		                  "(FUSE_DIRECT_IO_ALLOW_MMAP needs Linux 6.6 and libfuse 3.14)");

@@ -4,6 +4,11 @@
 
 #include "base/elffs.h"
 
+/* The largest read request offered at INIT, in 4 KiB pages, where the
+ * kernel's max_pages_limit allows more than 256 (docs/benchmarks.md,
+ * "Request size"); -o max_read= bounds it. */
+#define ELFFS_REQUEST_PAGES 1024
+
 /* The table given to fuse_session_new(). */
 extern const struct fuse_lowlevel_ops elffs_ops;
 

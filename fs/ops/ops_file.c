@@ -13,6 +13,7 @@
  * short reply.
  */
 #include "ops/ops.h"
+#include "ops/passthrough.h"
 #include "source/access.h"
 #include "cache/bincache.h"
 #include "tree/check.h"
@@ -48,6 +49,7 @@ struct ofile {
 	char *tail;               /* EB_TEXT: the node's own lines after the text (info.h) */
 	_Atomic uint64_t served;  /* bytes replied from the mapping since the last drop */
 	bool pinned;              /* view pinned for the file's life (mapped handle) */
+	struct ptopen pt;         /* passthrough.h: an `elf` open's mode */
 	struct hlink link;        /* in the registry of handles (freed at exit) */
 };
 
@@ -75,6 +77,7 @@ static void ofile_free(struct ofile *of)
 	if (!of)
 		return;
 	handles_remove(&of->link);
+	passthrough_release(&of->pt);
 	if (atomic_load(&of->served) > 0)
 		drop_served(of);
 	dcache_release(of->hold);
@@ -85,6 +88,17 @@ static void ofile_free(struct ofile *of)
 	free(of->text);
 	free(of->tail);
 	free(of);
+}
+
+/* Drop of's view: a passthrough open file is never read through the daemon. */
+static void ofile_unview(struct ofile *of)
+{
+	if (of->pinned)
+		bincache_release(of->view);
+	else
+		bincache_unref(of->view);
+	of->view = NULL;
+	of->pinned = false;
 }
 
 static void ofile_free_link(struct hlink *h)
@@ -215,8 +229,10 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int ret = n ? access_check(req, n, ACCESS_OPEN) : -ESTALE;
 	if (ret == 0)
 		ret = open_node(n, (int)fuse_req_ctx(req)->pid, &of);
-	if (ret == 0)
+	if (ret == 0) {
 		iopolicy_open(n, fi); /* direct_io, keep_cache */
+		passthrough_open(n, of->view, fi, &of->pt);
+	}
 	node_put(n);
 	if (ret < 0) {
 		fuse_reply_err(req, -ret);
@@ -224,7 +240,11 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	handles_add(&of->link, ofile_free_link);
 	fi->fh = (uintptr_t)of;
-	if (fuse_reply_open(req, fi) != 0)
+	if (of->pt.mode == PT_PASS) /* the kernel reads the source: no view kept */
+		ofile_unview(of);
+	int err = fuse_reply_open(req, fi);
+	passthrough_replied();
+	if (err != 0)
 		ofile_free(of);
 }
 
@@ -356,6 +376,10 @@ static void reply_range(fuse_req_t req, struct bview *v, uint64_t pos, size_t le
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct ofile *of = (struct ofile *)(uintptr_t)fi->fh;
+	if (of->pt.mode == PT_PASS) { /* the kernel never asks: its open was refused */
+		fuse_reply_err(req, EIO);
+		return;
+	}
 	if (off < 0 || (uint64_t)off >= of->len) {
 		fuse_reply_buf(req, NULL, 0);
 		return;

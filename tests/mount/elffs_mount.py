@@ -238,6 +238,12 @@ class Mount:
         text = self.log.read().decode(errors="replace")
         return [line for line in text.splitlines() if any(m in line for m in SANITIZER_MARKS)]
 
+    def passthrough(self):
+        """Whether the daemon said at INIT that `elf` files open in FUSE
+        passthrough (fs/ops/passthrough.c): the kernel then reads them from
+        the source file, as a reader of that file would."""
+        return "passthrough: on" in self.output()
+
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 

@@ -4,13 +4,16 @@
 xxd, objdump -b binary, cp (files and a whole sections/ directory), tar,
 python3 mmap (MAP_SHARED and MAP_PRIVATE), gdb restoring a segments/ file
 into a live process, and one file read both ways at once (O_DIRECT beside a
-buffered read and a shared mapping). The bytes are compared with
+buffered read and a shared mapping). The same tools on `elf` (the whole
+file; gdb reads it as a program), which opens in FUSE passthrough where the
+daemon can (root: the default here) and through the daemon under
+-o passthrough=off. The bytes are compared with
 `objcopy --dump-section` of the source (sections) and the source's bytes
 (segments). Sources: the fixtures exec, pie and libshared.so, and a copy of
 pie with a 17 MiB section added by objcopy (over -o direct_io=auto's
 16 MiB: direct I/O there).
 
-Mounts: the default, -o direct_io=off, auto and on. Every use must work
+Mounts: the default, -o direct_io=off, auto and on, -o passthrough=off. Every use must work
 under every policy, shared mappings included: under direct I/O (on, and
 auto for the big file) the daemon answers FUSE_DIRECT_IO_ALLOW_MMAP at INIT
 (fs/ops/initext.c) and the kernel maps the file MAP_SHARED; on a kernel older
@@ -40,7 +43,8 @@ BIG_SECTION = ".big"
 BIG_SIZE = 17 << 20
 AUTO_MIN = 16 << 20
 MODES = [("default", []), ("direct_io=off", ["-o", "direct_io=off"]),
-         ("direct_io=auto", ["-o", "direct_io=auto"]), ("direct_io=on", ["-o", "direct_io=on"])]
+         ("direct_io=auto", ["-o", "direct_io=auto"]), ("direct_io=on", ["-o", "direct_io=on"]),
+         ("passthrough=off", ["-o", "passthrough=off"])]
 SMALL = 1 << 16  # xxd and objdump only on files up to this size
 # FUSE_DIRECT_IO_ALLOW_MMAP (then called FUSE_DIRECT_IO_RELAX) came with 6.6
 KERNEL = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
@@ -65,6 +69,7 @@ class Source:
         self.oracle = os.path.join(top, "oracle")
         os.makedirs(self.top)
         self.files = {}  # bin -> [(rel path, bytes)]
+        self.whole = {}  # bin -> its bytes (what `elf` shows)
         self.info = {}
 
     def build(self, ck):
@@ -88,6 +93,10 @@ class Source:
         out = []
         with open(path, "rb") as f:
             data = f.read()
+        self.whole[name] = data
+        os.makedirs(os.path.join(self.oracle, name), exist_ok=True)
+        with open(os.path.join(self.oracle, name, "elf"), "wb") as f:
+            f.write(data)
         for rel, off, size, kind in elf_oracle.expected_files(info, len(data)):
             if size == 0:
                 continue
@@ -144,7 +153,7 @@ def check_tools(ck, mode, mnt_bin, oracle_bin, rel, want):
         res = run(["cp", path, tmp + "/copy"])
         with open(tmp + "/copy", "rb") as f:
             ck.ok(res.returncode == 0 and f.read() == want, f"{what}: cp {res.stderr!r}")
-    check_mmap(ck, what, path, want, direct_expected(mode, len(want)))
+    check_mmap(ck, what, path, want, direct_expected(mode, len(want)) and rel != "elf")
 
 
 def check_mmap(ck, what, path, want, direct):
@@ -306,12 +315,22 @@ def check_blksize(ck, src):
             ck.ok(res.stdout == want, f"-o {opts}: dd bs=1M of the big section")
     for bad in ("direct_io=maybe", "direct_io=", "iosize=1000", "iosize=2048",
                 "iosize=33554432", "iosize=-4096", "iosize=4k", "max_read=1000",
-                "max_read=2097152", "max_read=4k", "max_read="):
+                "max_read=268435456", "max_read=4k", "max_read="):
         res = subprocess.run([elffs_path(), "-f", "-o", bad, src.top, "/nonexistent"],
                              capture_output=True, text=True, timeout=20)
         key = bad.split("=")[0]
         ck.ok(res.returncode == 1 and key in res.stderr,
               f"-o {bad}: status {res.returncode}, stderr {res.stderr!r}")
+
+
+def check_gdb_elf(ck, mode, src, mnt_bin):
+    """gdb reads `elf` as a program (its symbols, its bytes at main): the
+    same answers as for the source file."""
+    argv = ["gdb", "-batch", "-nx", "-ex", "info address main", "-ex", "x/16xb main"]
+    a, b = run(argv + [os.path.join(mnt_bin, "elf")]), run(argv + [src])
+    ck.ok(a.returncode == 0 and a.stdout == b.stdout and b"main" in a.stdout,
+          f"[{mode}] gdb of {mnt_bin}/elf: {a.stdout[-300:]!r} {a.stderr[-300:]!r} "
+          f"(source: {b.stdout[-300:]!r})")
 
 
 def main():
@@ -336,11 +355,14 @@ def main():
                             check_tools(ck, mode, mnt_bin, oracle_bin, rel, want)
                             ck.count("files")
                         check_tar(ck, mode, mnt_bin, files)
+                        check_tools(ck, mode, mnt_bin, oracle_bin, "elf", src.whole[name])
                     bigsec = "sections/" + BIG_SECTION
                     want = dict(src.files[BIG])[bigsec]
                     check_both_ways(ck, mode, os.path.join(m.path, BIG, bigsec), want,
                                     direct_expected(mode, len(want)))
+                    check_both_ways(ck, mode, os.path.join(m.path, BIG, "elf"), src.whole[BIG], False)
                     check_gdb(ck, mode, os.path.join(top, "exec"), os.path.join(m.path, "exec"))
+                    check_gdb_elf(ck, mode, os.path.join(top, "exec"), os.path.join(m.path, "exec"))
                 ck.count("mounts")
             check_blksize(ck, src)
         except MountError as e:
