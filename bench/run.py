@@ -7,7 +7,8 @@
 Groups, in order: libelf (5), meta (4), seq (1, 2, 6), rand (3, 6),
 memory (7), sweep (the plot's data), io (the I/O policy),
 lsdir (first ls -l of a 1,200-file directory), access (other users
-checked against SOURCE under allow_other). Needs root (drop_caches, bdi
+checked against SOURCE under allow_other), and uring (FUSE over io_uring
+against /dev/fuse; not run by default). Needs root (drop_caches, bdi
 read_ahead_kb) and /dev/fuse. Exits 1 if a group failed.
 """
 import argparse
@@ -26,11 +27,13 @@ import m_memory  # noqa: E402
 import m_meta  # noqa: E402
 import m_rand  # noqa: E402
 import m_seq  # noqa: E402
+import m_uring  # noqa: E402
 import m_sweep  # noqa: E402
 from benchlib import Ctx, log, save  # noqa: E402
 from report import table_text  # noqa: E402
 
-GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "lsdir", "access"]
+GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "lsdir", "access",
+          "uring"]
 BIG_MIB = 1024
 MEMORY_LIB_BYTES = 400 * 10**6  # with the 1 GiB section: about 1.5 GB served
 
@@ -56,6 +59,10 @@ def group_rand(ctx):
 
 def group_io(ctx):
     m_io.measure(ctx, *inputs.big_elf(ctx, BIG_MIB))
+
+
+def group_uring(ctx):
+    m_uring.measure(ctx, *inputs.big_elf(ctx, BIG_MIB))
 
 
 def group_lsdir(ctx):
