@@ -4,6 +4,10 @@ Bare servers with one file holding the section's bytes (a MAP_SHARED
 mapping of the source), all mounted at once and interleaved in each run:
 
  - `ceiling` (bench/ceiling.c): libfuse 3.14 over /dev/fuse, 2 threads;
+ - `ceiling --uring`: the same libfuse server driven from io_uring the way
+   the daemon could be (requests from the rings handed to
+   fuse_session_process_buf, replies caught by the session's custom writev
+   and copied into the ring: READ data memcpy'd from the mapping);
  - `ceiling_uring --transport=dev` (bench/ceiling_uring.c): the kernel
    protocol spoken without libfuse, read/writev on /dev/fuse, one thread
    per CPU: what the transport costs without libfuse's own work;
@@ -36,11 +40,12 @@ from m_io import SMALL_BYTES, _dd, _dd4k, _tar, _timed_mbps
 
 ENABLE = "/sys/module/fuse/parameters/enable_uring"
 LIBFUSE = "bare libfuse /dev/fuse"
+LIBFUSE_URING = "bare libfuse io_uring"
 DEV = "bare raw /dev/fuse"
 URING = "bare raw io_uring"
 URING_MAP = "bare raw io_uring, memcpy from the mapping"
 ELFFS = "elffs"
-SERVERS = [LIBFUSE, DEV, URING, URING_MAP, ELFFS]
+SERVERS = [LIBFUSE, LIBFUSE_URING, DEV, URING, URING_MAP, ELFFS]
 
 
 @contextlib.contextmanager
@@ -66,6 +71,13 @@ def _mount_all(ctx, stack, big, off, size):
         m = stack.enter_context(mounts.ceiling(ctx, big, off, size, ctx.path("mnt-u%sl" % mode),
                                                ["--mode=mmap", "--threads=2", cflag]))
         paths[(LIBFUSE, mode)] = m
+        with _uring_enabled():
+            m = stack.enter_context(mounts.ceiling(ctx, big, off, size,
+                                                   ctx.path("mnt-u%slu" % mode),
+                                                   ["--mode=mmap", "--threads=2", "--uring",
+                                                    cflag]))
+            os.stat(m.mnt + "/data")
+        paths[(LIBFUSE_URING, mode)] = m
         for name, tr, extra in ((DEV, "dev", []), (URING, "uring", ["--pread"]),
                                 (URING_MAP, "uring", [])):
             argv = [exe, "--transport=" + tr, cflag] + extra + src
@@ -132,7 +144,7 @@ def _report(ctx, med):
             ("dd1m pc", "cold dd bs=1M of the 1 GiB file, page cache", "MB/s", ">")]
     for key, what, unit, _ in rows:
         base = med[(LIBFUSE, key)]
-        for name in (DEV, URING, URING_MAP, ELFFS):
+        for name in (LIBFUSE_URING, DEV, URING, URING_MAP, ELFFS):
             note = ""
             if name in (URING, URING_MAP):
                 note = "%.2f of raw /dev/fuse" % (med[(name, key)] / med[(DEV, key)])
