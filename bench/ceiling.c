@@ -501,8 +501,13 @@ static ssize_t ur_writev(int fd, struct iovec *iov, int count, void *userdata)
 	if (ur_cur && oh.unique == ur_cur->unique)
 		return ur_capture(ur_cur, iov, count);
 	if (oh.unique == 0 || oh.unique != atomic_load(&ur.init_unique) || oh.error || count != 2 ||
-	    iov[1].iov_len != sizeof(out) || !atomic_load(&ur.offered))
+	    iov[1].iov_len != sizeof(out))
 		return writev(fd, iov, count);
+	if (!atomic_load(&ur.offered)) {
+		fprintf(stderr, "ceiling: the kernel offers no FUSE over io_uring "
+		                "(enable_uring is N?): serving over /dev/fuse\n");
+		return writev(fd, iov, count);
+	}
 	memcpy(&out, iov[1].iov_base, sizeof(out));
 	out.flags |= FUSE_INIT_EXT;
 	out.flags2 |= OVER_IO_URING_FLAG2;
@@ -622,10 +627,12 @@ static int run(struct fuse_args *args, const char *mountpoint)
 	if (!se)
 		return 1;
 	if (fuse_set_signal_handlers(se) == 0) {
-		if (fuse_session_mount(se, mountpoint) == 0 && (!g.uring || ur_attach(se) == 0)) {
-			printf("ready\n");
-			fflush(stdout);
-			ret = serve(se) ? 1 : 0;
+		if (fuse_session_mount(se, mountpoint) == 0) {
+			if (!g.uring || ur_attach(se) == 0) {
+				printf("ready\n");
+				fflush(stdout);
+				ret = serve(se) ? 1 : 0;
+			}
 			fuse_session_unmount(se);
 		}
 		fuse_remove_signal_handlers(se);
