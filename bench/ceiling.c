@@ -6,7 +6,8 @@
  *
  * ceiling [--mode=M] [--keep-cache] [--direct-io] [--dontneed] [--populate] [--advise=A]
  * [--threads=N]
- *         [--clone-fd] [--max-read=N] --source=FILE [--offset=N] [--size=N] [FUSE options] MOUNTPOINT
+ *         [--clone-fd] [--max-read=N] --source=FILE [--offset=N] [--size=N] [FUSE options]
+ * MOUNTPOINT
  *
  *   --mode=mem    bytes copied once into anonymous memory at start (default)
  *   --mode=mmap   bytes answered from a MAP_SHARED mapping of FILE (like elffs)
@@ -20,16 +21,32 @@
  *   --threads=N   multithreaded loop with at most N workers (default 1: -s)
  *   --clone-fd    one /dev/fuse descriptor per worker thread
  *   --max-read=N  what init() answers for max_read (give -o max_read=N too)
+ *   --uring       FUSE over io_uring driven through libfuse 3.14 (which knows
+ *                 nothing of it): INIT goes through libfuse over /dev/fuse, a
+ *                 hook on its writes adds FUSE_OVER_IO_URING to the reply and
+ *                 then registers 4 entries per CPU (one pinned thread and ring
+ *                 each, bench/fuse_ring.h). A request taken from a ring is laid
+ *                 out as /dev/fuse would give it and handed to
+ *                 fuse_session_process_buf(); the reply libfuse writes is
+ *                 caught by the hook and copied into the entry (READ data: one
+ *                 more copy than writev), then committed with the next fetch.
+ *                 FORGET and INTERRUPT still come over /dev/fuse, to the loop
+ *                 of --threads. Needs enable_uring = Y at mount time. Replies
+ *                 given later by another thread are not supported (the bare
+ *                 server never defers one).
  * FUSE options (-o max_write=, max_readahead=, splice_write, max_read=, ...)
  * go to fuse_parse_conn_info_opts / the mount. Always foreground; prints
  * "ready" on stdout once mounted. Ends on SIGINT/SIGTERM or fusermount3 -u.
  */
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
+#include <linux/fuse.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,6 +55,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "fuse_ring.h"
 
 #define DATA_INO  2
 #define DATA_NAME "data"
@@ -53,6 +72,7 @@ struct ceiling {
 	const char *advise;
 	unsigned threads;
 	bool clone_fd;
+	bool uring;
 	unsigned max_read; /* --max-read: what init() answers (with -o max_read=) */
 	const char *source;
 	uint64_t offset;
@@ -338,6 +358,8 @@ static int parse_own(int *argc, char **argv)
 			g.populate = true;
 		else if (strcmp(a, "--clone-fd") == 0)
 			g.clone_fd = true;
+		else if (strcmp(a, "--uring") == 0)
+			g.uring = true;
 		else if (strncmp(a, "--advise=", 9) == 0)
 			bad = advise_flag(v) < 0 ? -1 : (g.advise = v, 0);
 		else if (strncmp(a, "--max-read=", 11) == 0)
@@ -360,6 +382,222 @@ static int parse_own(int *argc, char **argv)
 	*argc = out;
 	argv[out] = NULL;
 	return g.source && g.threads > 0 ? 0 : -1;
+}
+
+/* ---- --uring: libfuse 3.14 driven from io_uring ---- */
+
+#define UR_ENTRIES 4
+
+struct ur_ent {
+	struct uring_req_header *hdr;
+	char *payload;
+	char *stage; /* the request as /dev/fuse would give it */
+	struct iovec iov[2];
+	uint64_t unique;
+	bool replied;
+};
+
+struct ur_queue {
+	unsigned qid;
+	pthread_t th;
+	struct ring ring;
+	struct ur_ent ents[UR_ENTRIES];
+	int err;
+};
+
+static struct {
+	struct fuse_session *se;
+	int dev;
+	size_t payload;
+	unsigned nq;
+	struct ur_queue *qs;
+	_Atomic uint64_t init_unique;
+	_Atomic bool offered;
+	_Atomic bool started;
+	_Atomic uint64_t served;
+} ur;
+
+static __thread struct ur_ent *ur_cur; /* the entry this thread is answering */
+
+static ssize_t ur_read(int fd, void *buf, size_t len, void *userdata)
+{
+	ssize_t n = read(fd, buf, len);
+	const struct fuse_in_header *ih = buf;
+	const struct fuse_init_in *in = (const void *)(ih + 1);
+
+	(void)userdata;
+	if (n >= (ssize_t)(sizeof(*ih) + sizeof(*in)) && ih->opcode == FUSE_INIT) {
+		atomic_store(&ur.offered,
+		             (in->flags & FUSE_INIT_EXT) && (in->flags2 & OVER_IO_URING_FLAG2));
+		atomic_store(&ur.init_unique, ih->unique);
+	}
+	return n;
+}
+
+/* Copy libfuse's reply into the entry being answered. */
+static ssize_t ur_capture(struct ur_ent *e, const struct iovec *iov, int count)
+{
+	struct fuse_out_header oh;
+	size_t len = 0;
+	int i;
+
+	memcpy(&oh, iov[0].iov_base, sizeof(oh));
+	for (i = 1; i < count; i++) {
+		if (iov[i].iov_len > ur.payload - len) {
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(e->payload + len, iov[i].iov_base, iov[i].iov_len);
+		len += iov[i].iov_len;
+	}
+	memcpy(e->hdr->in_out, &oh, sizeof(oh));
+	e->hdr->ent.payload_sz = oh.error ? 0 : (uint32_t)len;
+	e->replied = true;
+	return (ssize_t)(sizeof(oh) + len);
+}
+
+static void *ur_thread(void *arg);
+
+static int ur_start(void)
+{
+	unsigned i, j;
+
+	ur.nq = (unsigned)sysconf(_SC_NPROCESSORS_CONF);
+	ur.qs = calloc(ur.nq, sizeof(*ur.qs));
+	if (!ur.qs)
+		return -ENOMEM;
+	for (i = 0; i < ur.nq; i++) {
+		ur.qs[i].qid = i;
+		for (j = 0; j < UR_ENTRIES; j++) {
+			struct ur_ent *e = &ur.qs[i].ents[j];
+
+			e->hdr = aligned_alloc(4096, 4096);
+			e->payload = aligned_alloc(4096, ur.payload);
+			e->stage = aligned_alloc(4096, ur.payload + 4096);
+			if (!e->hdr || !e->payload || !e->stage)
+				return -ENOMEM;
+			memset(e->hdr, 0, 4096);
+			e->iov[0] = (struct iovec){e->hdr, sizeof(*e->hdr)};
+			e->iov[1] = (struct iovec){e->payload, ur.payload};
+		}
+		if (pthread_create(&ur.qs[i].th, NULL, ur_thread, &ur.qs[i]) != 0)
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+/* libfuse's writes: INIT gains FUSE_OVER_IO_URING, ring replies go to the ring. */
+static ssize_t ur_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+	struct fuse_out_header oh;
+	struct fuse_init_out out;
+	struct iovec copy[2];
+	ssize_t n;
+
+	(void)userdata;
+	if (count < 1 || iov[0].iov_len < sizeof(oh))
+		return writev(fd, iov, count);
+	memcpy(&oh, iov[0].iov_base, sizeof(oh));
+	if (ur_cur && oh.unique == ur_cur->unique)
+		return ur_capture(ur_cur, iov, count);
+	if (oh.unique == 0 || oh.unique != atomic_load(&ur.init_unique) || oh.error || count != 2 ||
+	    iov[1].iov_len != sizeof(out))
+		return writev(fd, iov, count);
+	if (!atomic_load(&ur.offered)) {
+		fprintf(stderr, "ceiling: the kernel offers no FUSE over io_uring "
+		                "(enable_uring is N?): serving over /dev/fuse\n");
+		return writev(fd, iov, count);
+	}
+	memcpy(&out, iov[1].iov_base, sizeof(out));
+	out.flags |= FUSE_INIT_EXT;
+	out.flags2 |= OVER_IO_URING_FLAG2;
+	ur.payload = out.max_write > 8192 ? out.max_write : 8192;
+	if ((out.flags & FUSE_MAX_PAGES) && (size_t)out.max_pages * 4096 > ur.payload)
+		ur.payload = (size_t)out.max_pages * 4096;
+	copy[0] = iov[0];
+	copy[1] = (struct iovec){&out, sizeof(out)};
+	n = writev(fd, copy, 2);
+	if (n >= 0 && ur_start() != 0) /* the kernel holds every request until all are in */
+		fprintf(stderr, "ceiling: cannot start the rings\n");
+	return n;
+}
+
+/* Hand the request in entry e to libfuse and queue the commit of its reply. */
+static void ur_serve(struct ur_queue *q, unsigned idx)
+{
+	struct ur_ent *e = &q->ents[idx];
+	struct fuse_in_header ih;
+	uint32_t insz = e->hdr->ent.payload_sz;
+	struct fuse_buf fbuf = {0};
+	size_t op;
+
+	memcpy(&ih, e->hdr->in_out, sizeof(ih));
+	/* the first argument sits in op_in, the rest in the payload */
+	op = ih.len - sizeof(ih) - insz;
+	if (ih.len < sizeof(ih) + insz || op > URING_OP_SZ || insz > ur.payload) {
+		fprintf(stderr, "ceiling: malformed ring request (opcode %u)\n", ih.opcode);
+		abort();
+	}
+	memcpy(e->stage, &ih, sizeof(ih));
+	memcpy(e->stage + sizeof(ih), e->hdr->op_in, op);
+	memcpy(e->stage + sizeof(ih) + op, e->payload, insz);
+	fbuf.mem = e->stage;
+	fbuf.size = ih.len;
+	e->unique = ih.unique;
+	e->replied = false;
+	ur_cur = e;
+	fuse_session_process_buf(ur.se, &fbuf);
+	ur_cur = NULL;
+	if (!e->replied) {
+		fprintf(stderr, "ceiling: no reply to ring request (opcode %u)\n", ih.opcode);
+		abort();
+	}
+	atomic_fetch_add_explicit(&ur.served, 1, memory_order_relaxed);
+	ring_cmd(&q->ring, ur.dev, URING_CMD_COMMIT, e->iov, idx, (uint16_t)q->qid,
+	         e->hdr->ent.commit_id);
+}
+
+static void *ur_thread(void *arg)
+{
+	struct ur_queue *q = arg;
+	struct ring *rg = &q->ring;
+	cpu_set_t set;
+	unsigned i;
+
+	CPU_ZERO(&set);
+	CPU_SET(q->qid, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	q->err = ring_setup(rg, 2 * UR_ENTRIES);
+	for (i = 0; !q->err && i < UR_ENTRIES; i++)
+		ring_cmd(rg, ur.dev, URING_CMD_REGISTER, q->ents[i].iov, i, (uint16_t)q->qid, 0);
+	while (!q->err) {
+		unsigned head, tail;
+
+		q->err = ring_enter(rg, 1);
+		head = *rg->cq_head;
+		tail = atomic_load_explicit((_Atomic unsigned *)rg->cq_tail, memory_order_acquire);
+		for (; !q->err && head != tail; head++) {
+			const struct io_uring_cqe *c = &rg->cqes[head & *rg->cq_mask];
+
+			if (c->res < 0 || c->user_data >= UR_ENTRIES)
+				q->err = c->res < 0 ? c->res : -EIO;
+			else
+				ur_serve(q, (unsigned)c->user_data);
+		}
+		atomic_store_explicit((_Atomic unsigned *)rg->cq_head, head, memory_order_release);
+	}
+	if (q->err != -ENOTCONN)
+		fprintf(stderr, "ceiling: queue %u: %s\n", q->qid, strerror(-q->err));
+	return NULL;
+}
+
+static int ur_attach(struct fuse_session *se)
+{
+	static const struct fuse_custom_io io = {.read = ur_read, .writev = ur_writev};
+
+	ur.se = se;
+	ur.dev = fuse_session_fd(se);
+	return ur.dev < 0 ? -EBADF : fuse_session_custom_io(se, &io, ur.dev);
 }
 
 static int serve(struct fuse_session *se)
@@ -390,9 +628,11 @@ static int run(struct fuse_args *args, const char *mountpoint)
 		return 1;
 	if (fuse_set_signal_handlers(se) == 0) {
 		if (fuse_session_mount(se, mountpoint) == 0) {
-			printf("ready\n");
-			fflush(stdout);
-			ret = serve(se) ? 1 : 0;
+			if (!g.uring || ur_attach(se) == 0) {
+				printf("ready\n");
+				fflush(stdout);
+				ret = serve(se) ? 1 : 0;
+			}
 			fuse_session_unmount(se);
 		}
 		fuse_remove_signal_handlers(se);
@@ -422,8 +662,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = run(&args, opts.mountpoint);
-	fprintf(stderr, "ceiling: reads=%" PRIu64 " bytes=%" PRIu64 " max_read=%" PRIu64 "\n",
-	        atomic_load(&n_reads), atomic_load(&n_bytes), atomic_load(&max_read));
+	fprintf(stderr,
+	        "ceiling: reads=%" PRIu64 " bytes=%" PRIu64 " max_read=%" PRIu64
+	        " through rings=%" PRIu64 "\n",
+	        atomic_load(&n_reads), atomic_load(&n_bytes), atomic_load(&max_read),
+	        atomic_load(&ur.served));
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);
 	free(g.conn_opts);
