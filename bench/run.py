@@ -7,7 +7,8 @@
 Groups, in order: libelf (5), meta (4), seq (1, 2, 6), rand (3, 6),
 memory (7), sweep (the plot's data), io (the I/O policy),
 lsdir (first ls -l of a 1,200-file directory), access (other users
-checked against SOURCE under allow_other). Needs root (drop_caches, bdi
+checked against SOURCE under allow_other), walk (the first and second find
+of /usr/share and of a generated 1,000,000-file tree, cold). Needs root (drop_caches, bdi
 read_ahead_kb) and /dev/fuse. Exits 1 if a group failed.
 """
 import argparse
@@ -27,10 +28,11 @@ import m_meta  # noqa: E402
 import m_rand  # noqa: E402
 import m_seq  # noqa: E402
 import m_sweep  # noqa: E402
+import m_walk  # noqa: E402
 from benchlib import Ctx, log, save  # noqa: E402
 from report import table_text  # noqa: E402
 
-GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "lsdir", "access"]
+GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "lsdir", "access", "walk"]
 BIG_MIB = 1024
 MEMORY_LIB_BYTES = 400 * 10**6  # with the 1 GiB section: about 1.5 GB served
 
@@ -60,6 +62,10 @@ def group_io(ctx):
 
 def group_lsdir(ctx):
     m_meta.ls_dir(ctx)
+
+
+def group_walk(ctx):
+    m_walk.measure(ctx)
 
 
 def group_access(ctx):

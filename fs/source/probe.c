@@ -273,6 +273,7 @@ static struct {
 	struct probe_batch *list;
 	unsigned threads, idle;
 	bool cond_ready;
+	size_t helpers; /* woken for a directory: PROBE_HELPERS, or ELFFS_PROBE_HELPERS */
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static atomic_bool said_stalled;
@@ -377,8 +378,8 @@ static void *helper_main(void *arg);
  * and new ones started while fewer than want are idle. */
 static void wake_helpers(size_t want)
 {
-	if (want > PROBE_HELPERS)
-		want = PROBE_HELPERS;
+	if (want > PROBE_HELPERS_MAX)
+		want = PROBE_HELPERS_MAX;
 	for (size_t started = 0; pool.idle + started < want && pool.threads < PROBE_THREADS_MAX;
 	     started++) {
 		pthread_attr_t ta;
@@ -547,6 +548,12 @@ static void pool_start(void)
 	pthread_cond_init(&pool.done, &ca);
 	pthread_condattr_destroy(&ca);
 	pool.cond_ready = true;
+	/* a knob for the benchmark's lever (0: the listing's thread alone,
+	 * but for files on another device) */
+	const char *env = getenv("ELFFS_PROBE_HELPERS");
+	char *end;
+	unsigned long h = env ? strtoul(env, &end, 10) : PROBE_HELPERS;
+	pool.helpers = env && *env && !*end && h <= PROBE_HELPERS_MAX ? h : PROBE_HELPERS;
 }
 
 /* Whether every entry not answered is a foreign file found STALL_NS ago
@@ -590,9 +597,9 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 	pthread_mutex_lock(&pool.mu);
 	if (!pool.cond_ready)
 		pool_start();
-	if (b->n > 1) { /* the helpers take entries as this thread does */
+	if (b->n > 1 && pool.helpers) { /* the helpers take entries as this thread does */
 		offer(b);
-		wake_helpers(b->n - 1);
+		wake_helpers(b->n - 1 < pool.helpers ? b->n - 1 : pool.helpers);
 	}
 	pthread_mutex_unlock(&pool.mu);
 	size_t i;

@@ -34,7 +34,8 @@
 #include <sys/stat.h>
 
 #define PROBE_HELPERS        6          /* helpers woken for one directory */
-#define PROBE_THREADS_MAX    16         /* helpers alive, those stuck included */
+#define PROBE_HELPERS_MAX    16         /* ... at most (ELFFS_PROBE_HELPERS, a knob of bench/) */
+#define PROBE_THREADS_MAX    24         /* helpers alive, those stuck included */
 #define PROBE_IDLE_S         10         /* an idle helper ends after this */
 #define PROBE_CACHE_MAX_TAGS (1u << 22) /* 4 Mi known files: 32 MiB */
 
