@@ -597,14 +597,24 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 	pthread_mutex_lock(&pool.mu);
 	if (!pool.cond_ready)
 		pool_start();
-	if (b->n > 1 && pool.helpers) { /* the helpers take entries as this thread does */
-		offer(b);
-		wake_helpers(b->n - 1 < pool.helpers ? b->n - 1 : pool.helpers);
-	}
 	pthread_mutex_unlock(&pool.mu);
+	/* Alone while the entries answer from the caches; the helpers once
+	 * they take longer (they wait for the disk): a warm listing pays no
+	 * hand-over, a cold one has as many reads in flight as helpers. */
+	uint64_t start = elffs_now_ns();
+	bool woken = b->n < 2 || !pool.helpers;
 	size_t i;
-	while ((i = atomic_fetch_add(&b->take, 1)) < b->n)
+	while ((i = atomic_fetch_add(&b->take, 1)) < b->n) {
 		step(b, i, false);
+		if (!woken && i + 1 < b->n && elffs_now_ns() - start >= PROBE_ALONE_NS) {
+			size_t left = b->n - i - 1;
+			woken = true;
+			pthread_mutex_lock(&pool.mu);
+			offer(b);
+			wake_helpers(left < pool.helpers ? left : pool.helpers);
+			pthread_mutex_unlock(&pool.mu);
+		}
+	}
 	pthread_mutex_lock(&pool.mu);
 	while (atomic_load(&b->done) < b->n) {
 		uint64_t now = elffs_now_ns(), first;

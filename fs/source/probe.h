@@ -13,9 +13,11 @@
  * forgets one of its tags (that file is read again when next listed).
  *
  * A directory's entries are classified together (probe_batch_*): the
- * listing's own thread and up to PROBE_HELPERS helper threads take its
- * entries one at a time (lstat, then the magic of a regular file not
- * known yet), so that a cold tree is read with as many requests in flight.
+ * listing's own thread and, once it has worked PROBE_ALONE_NS on them
+ * without finishing (the entries wait for the disk), up to PROBE_HELPERS
+ * helper threads take its entries one at a time (lstat, then the magic of
+ * a regular file not known yet): a warm listing pays no hand-over, a cold
+ * one is read with as many requests in flight.
  * A regular file on another device than its directory (a file
  * bind-mounted from a file system below SOURCE) is read only by a helper,
  * never by the listing's thread, noted as a call into that device
@@ -36,6 +38,7 @@
 #define PROBE_HELPERS        6          /* helpers woken for one directory */
 #define PROBE_HELPERS_MAX    16         /* ... at most (ELFFS_PROBE_HELPERS, a knob of bench/) */
 #define PROBE_THREADS_MAX    24         /* helpers alive, those stuck included */
+#define PROBE_ALONE_NS       200000ULL  /* 0.2 ms */
 #define PROBE_IDLE_S         10         /* an idle helper ends after this */
 #define PROBE_CACHE_MAX_TAGS (1u << 22) /* 4 Mi known files: 32 MiB */
 
