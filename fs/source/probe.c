@@ -10,14 +10,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef ELFFS_URING
+#include <liburing.h>
+#endif
 
 /* ---------------------------------------------------------------- cache */
 
@@ -181,6 +186,19 @@ static bool transient(int err)
 	return err_no_fds(err) || err == -ENOMEM || err == -EINTR || err == -EAGAIN;
 }
 
+/* What a read of the magic (ret: read_magic's, id: what was read) gives:
+ * 1 or 0, kept; 0 without keeping it for a transient error; -EMFILE or
+ * -ENFILE. */
+static int settle(const pfelf_identity *id, int ret)
+{
+	if (err_no_fds(ret))
+		return ret;
+	if (ret < 0 && transient(ret))
+		return 0;
+	cache_put(id, ret > 0);
+	return ret > 0;
+}
+
 /* Whether regular file name (lstat st) starts with the ELF or the ar magic:
  * 1 or 0 when known, -1 when not. */
 static int known(const struct stat *st)
@@ -199,13 +217,7 @@ static int is_elf(int dirfd, const char *name, const struct stat *st)
 		return ret;
 	pfelf_identity id;
 	src_identity(st, &id);
-	ret = read_magic(dirfd, name, &id);
-	if (err_no_fds(ret))
-		return ret;
-	if (ret < 0 && transient(ret))
-		return 0;
-	cache_put(&id, ret > 0);
-	return ret > 0;
+	return settle(&id, read_magic(dirfd, name, &id));
 }
 
 static int kind_of(int elf)
@@ -237,7 +249,7 @@ int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *
 
 /* -------------------------------------------------------------- batches */
 
-enum { IT_NEW, IT_TAKEN, IT_FOREIGN, IT_FOREIGN_TAKEN, IT_DONE };
+enum { IT_NEW, IT_TAKEN, IT_MAGIC, IT_FOREIGN, IT_FOREIGN_TAKEN, IT_DONE };
 
 struct pitem {
 	uint32_t name; /* offset in the batch's arena */
@@ -257,9 +269,10 @@ struct probe_batch {
 	int ffd;     /* a copy of it for the foreign files (pool.mu), or -1 */
 	dev_t dev;   /* of the directory */
 	size_t n, cap;
-	_Atomic size_t take; /* the next entry to take */
-	_Atomic size_t done; /* entries answered */
-	size_t *fq;          /* foreign entries to read (pool.mu) */
+	_Atomic size_t take;  /* the next entry to take */
+	_Atomic size_t done;  /* entries answered */
+	_Atomic size_t magic; /* entries waiting for the reads together (IT_MAGIC) */
+	size_t *fq;           /* foreign entries to read (pool.mu) */
 	size_t fq_n, fq_taken;
 	struct pitem *it;
 	char *names;
@@ -274,6 +287,7 @@ static struct {
 	unsigned threads, idle;
 	bool cond_ready;
 	size_t helpers; /* woken for a directory: PROBE_HELPERS, or ELFFS_PROBE_HELPERS */
+	size_t depth;   /* reads together: a 16th of the descriptors, 1 to 64 */
 } pool = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static atomic_bool said_stalled;
@@ -365,7 +379,8 @@ static void finish(struct probe_batch *b, size_t i, int kind)
 {
 	b->it[i].kind = kind;
 	atomic_store(&b->it[i].state, IT_DONE);
-	if (atomic_fetch_add(&b->done, 1) + 1 == b->n) {
+	size_t d = atomic_fetch_add(&b->done, 1) + 1;
+	if (d == b->n || d + atomic_load(&b->magic) == b->n) { /* all, or all but the reads */
 		pthread_mutex_lock(&pool.mu);
 		pthread_cond_broadcast(&pool.done);
 		pthread_mutex_unlock(&pool.mu);
@@ -440,6 +455,98 @@ static void read_foreign(struct probe_batch *b, size_t i)
 	finish(b, i, kind);
 }
 
+/* ---------------------------------------------- the reads together */
+
+#ifdef ELFFS_URING
+#define URING           1
+#define URING_DEPTH_MAX PROBE_READS_MAX
+
+/* Read the magic of the entries of b waiting for it (IT_MAGIC), up to
+ * depth at once: each opened and checked as read_magic does, its read
+ * submitted with the others in one io_uring_enter, so that the block
+ * layer sends neighbouring blocks as one request. Without a ring, one
+ * after the other. */
+static void read_together(struct probe_batch *b, size_t depth)
+{
+	struct io_uring ring;
+	bool ok = io_uring_queue_init((unsigned)depth, &ring, 0) == 0;
+	size_t idx[URING_DEPTH_MAX];
+	int fds[URING_DEPTH_MAX];
+	unsigned char buf[URING_DEPTH_MAX][8];
+	pfelf_identity ids[URING_DEPTH_MAX];
+	size_t i = 0;
+	while (i < b->n) {
+		size_t m = 0;
+		for (; i < b->n && m < depth; i++) {
+			struct pitem *it = &b->it[i];
+			if (atomic_load(&it->state) != IT_MAGIC)
+				continue;
+			const char *name = b->names + it->name;
+			if (!ok) {
+				finish(b, i, probe_classify(b->dirfd, name, &it->st));
+				continue;
+			}
+			src_identity(&it->st, &ids[m]);
+			int fd = src_openat(b->dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+			struct stat st;
+			int ret = fd < 0 ? fd : fstat(fd, &st) < 0 ? -errno : 0;
+			if (ret == 0)
+				src_identity(&st, &ids[m]);
+			if (ret == 0 && S_ISREG(st.st_mode)) {
+				posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+				struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+				io_uring_prep_read(sqe, fd, buf[m], sizeof(buf[m]), 0);
+				sqe->user_data = m;
+				idx[m] = i;
+				fds[m++] = fd;
+				continue;
+			}
+			if (fd >= 0)
+				close(fd);
+			finish(b, i, kind_of(settle(&ids[m], ret)));
+		}
+		if (m == 0)
+			continue;
+		int got = io_uring_submit(&ring);
+		if (got < (int)m)
+			ok = false; /* what was not submitted is read the slow way, and the rest too
+			             */
+		int res[URING_DEPTH_MAX];
+		for (size_t k = 0; k < m; k++)
+			res[k] = INT_MIN; /* no answer */
+		for (int k = 0; k < got; k++) {
+			struct io_uring_cqe *cqe;
+			if (io_uring_wait_cqe(&ring, &cqe) < 0)
+				break;
+			if (cqe->user_data < m)
+				res[cqe->user_data] = cqe->res;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		for (size_t k = 0; k < m; k++) {
+			int ret = res[k] < 0 ? res[k]
+			          : pfelf_is_elf_magic(buf[k], (size_t)res[k]) ||
+			                          pfelf_is_archive_magic(buf[k], (size_t)res[k])
+			                  ? 1
+			                  : 0;
+			if (res[k] == INT_MIN) /* not submitted, or no answer: the slow way */
+				ret = read_magic(b->dirfd, b->names + b->it[idx[k]].name, &ids[k]);
+			close(fds[k]);
+			finish(b, idx[k], kind_of(settle(&ids[k], ret)));
+		}
+	}
+	if (ok)
+		io_uring_queue_exit(&ring);
+}
+#else
+#define URING 0
+
+static void read_together(struct probe_batch *b, size_t depth)
+{
+	(void)b;
+	(void)depth;
+}
+#endif
+
 /* The first step of entry i: its lstat, and its magic when it is on the
  * directory's device (or known); a foreign one is read by a helper. */
 static void step(struct probe_batch *b, size_t i, bool helper)
@@ -452,14 +559,26 @@ static void step(struct probe_batch *b, size_t i, bool helper)
 		return;
 	}
 	int ret = src_statat_listed(b->dirfd, name, &it->st);
+	int k = ret == 0 && S_ISREG(it->st.st_mode) ? known(&it->st) : -1;
+	if (k >= 0) {
+		finish(b, i, kind_of(k));
+		return;
+	}
+	if (ret == 0 && S_ISREG(it->st.st_mode) && it->st.st_dev == b->dev &&
+	    URING) { /* read with the others of the batch */
+		atomic_store(&it->state, IT_MAGIC);
+		if (atomic_fetch_add(&b->magic, 1) + 1 + atomic_load(&b->done) == b->n) {
+			pthread_mutex_lock(&pool.mu); /* every lstat taken: the listing reads */
+			pthread_cond_broadcast(&pool.done);
+			pthread_mutex_unlock(&pool.mu);
+		}
+		return;
+	}
 	if (ret < 0 || !S_ISREG(it->st.st_mode) || it->st.st_dev == b->dev) {
 		finish(b, i, ret < 0 ? ret : probe_classify(b->dirfd, name, &it->st));
 		return;
 	}
-	int k = known(&it->st);
-	if (k >= 0)
-		finish(b, i, kind_of(k));
-	else if (helper) {
+	if (helper) {
 		pthread_mutex_lock(&pool.mu);
 		it->found_ns = elffs_now_ns();
 		atomic_store(&it->state, IT_FOREIGN_TAKEN);
@@ -554,6 +673,11 @@ static void pool_start(void)
 	char *end;
 	unsigned long h = env ? strtoul(env, &end, 10) : PROBE_HELPERS;
 	pool.helpers = env && *env && !*end && h <= PROBE_HELPERS_MAX ? h : PROBE_HELPERS;
+	struct rlimit rl;
+	rlim_t fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+	pool.depth = fds == RLIM_INFINITY || fds / 16 > PROBE_READS_MAX ? PROBE_READS_MAX
+	             : fds / 16                                         ? (size_t)(fds / 16)
+	                                                                : 1;
 }
 
 /* Whether every entry not answered is a foreign file found STALL_NS ago
@@ -571,6 +695,18 @@ static bool only_stalled(const struct probe_batch *b, uint64_t now, uint64_t *fi
 			return false;
 		if (b->it[i].found_ns < *first)
 			*first = b->it[i].found_ns;
+	}
+	return true;
+}
+
+/* Whether every entry of b has had its first step (its lstat): the reads
+ * together may start (files on other devices are not waited for). */
+static bool lstats_taken(const struct probe_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		int s = atomic_load(&b->it[i].state);
+		if (s == IT_NEW || s == IT_TAKEN)
+			return false;
 	}
 	return true;
 }
@@ -616,7 +752,16 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 		}
 	}
 	pthread_mutex_lock(&pool.mu);
+	bool read = false;
 	while (atomic_load(&b->done) < b->n) {
+		if (!read && lstats_taken(b)) {
+			read = true; /* every lstat taken: the reads, together */
+			pthread_mutex_unlock(&pool.mu);
+			if (atomic_load(&b->magic))
+				read_together(b, pool.depth);
+			pthread_mutex_lock(&pool.mu);
+			continue;
+		}
 		uint64_t now = elffs_now_ns(), first;
 		if (only_stalled(b, now, &first)) {
 			b->closed = true; /* the helpers inside keep b */

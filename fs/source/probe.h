@@ -40,6 +40,7 @@
 #define PROBE_THREADS_MAX    24         /* helpers alive, those stuck included */
 #define PROBE_ALONE_NS       200000ULL  /* 0.2 ms */
 #define PROBE_IDLE_S         10         /* an idle helper ends after this */
+#define PROBE_READS_MAX      64         /* magic reads submitted together */
 #define PROBE_CACHE_MAX_TAGS (1u << 22) /* 4 Mi known files: 32 MiB */
 
 /*
