@@ -16,8 +16,12 @@
  * listing's own thread and, once it has worked PROBE_ALONE_NS on them
  * without finishing (the entries wait for the disk), up to PROBE_HELPERS
  * helper threads take its entries one at a time (lstat, then the magic of
- * a regular file not known yet): a warm listing pays no hand-over, a cold
- * one is read with as many requests in flight.
+ * a regular file not known yet): a warm listing pays no hand-over. With
+ * liburing, the regular files of the directory's device not known yet
+ * wait until every lstat is taken, then the listing's thread opens up to
+ * PROBE_READS_MAX (a 16th of RLIMIT_NOFILE) and submits their reads in one
+ * io_uring_enter (neighbouring blocks become one request); without it
+ * they are read one by one as they come.
  * A regular file on another device than its directory (a file
  * bind-mounted from a file system below SOURCE) is read only by a helper,
  * never by the listing's thread, noted as a call into that device
