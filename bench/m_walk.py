@@ -15,7 +15,8 @@ Trees: /usr/share (ELFFS_BENCH_SHARE picks another), and a generated tree
 (in the work directory, removed after) of 1,000,000 files (quick: 100,000)
 in directories of 1,000: 1 in 100 a 64-byte ELF header, the rest 200-byte
 text files. A lever: the same first walk with the listing's thread alone
-(ELFFS_PROBE_HELPERS=0: the magic reads one after the other).
+(ELFFS_PROBE_HELPERS=0: no helper threads; with liburing the reads of a
+batch still go together).
 """
 import os
 import shutil
@@ -103,12 +104,12 @@ def _tree(ctx, tree, ident, label):
     se = median(serial)
     add_row(ctx, ident + "a", "first find walk of %s, fresh mount, cold caches" % label, mc,
             "s", "source walk, cold", sc, "<= 2", mc / sc <= 2,
-            note="%d entries in the mount, %d in the source; serial probe (one thread) "
+            note="%d entries in the mount, %d in the source; the listing's thread alone "
             "%.2f s" % (n_mnt, n_src, se))
     add_row(ctx, ident + "b", "second find walk of %s, same mount" % label, ms, "s",
             "source walk, warm", sw, "<= 2", ms / sw <= 2)
-    add_lever(ctx, "magic reads together (first walk of %s)" % label,
-              "listing thread + %d helpers" % 6, mc, "s",
+    add_lever(ctx, "probe helpers (first walk of %s)" % label,
+              "listing thread + 6 helpers", mc, "s",
               "the listing's thread alone (ELFFS_PROBE_HELPERS=0)", se)
 
 
