@@ -8,8 +8,10 @@ Groups, in order: libelf (5), meta (4), seq (1, 2, 6), rand (3, 6),
 memory (7), sweep (the plot's data), io (the I/O policy), passthrough
 (`elf` through FUSE passthrough), reqsize (read requests of 1 to 16 MiB),
 lsdir (first ls -l of a 1,200-file directory), access (other users
-checked against SOURCE under allow_other), and uring (FUSE over io_uring
-against /dev/fuse; not run by default). Needs root (drop_caches, bdi
+checked against SOURCE under allow_other), walk (the first and second find
+of /usr/share and of a generated 1,000,000-file tree, cold; not run by
+default) and uring (FUSE over io_uring against /dev/fuse; not run by
+default). Needs root (drop_caches, bdi
 read_ahead_kb) and /dev/fuse. Exits 1 if a group failed.
 """
 import argparse
@@ -31,11 +33,12 @@ import m_rand  # noqa: E402
 import m_seq  # noqa: E402
 import m_uring  # noqa: E402
 import m_sweep  # noqa: E402
+import m_walk  # noqa: E402
 from benchlib import Ctx, log, save  # noqa: E402
 from report import table_text  # noqa: E402
 
 GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "passthrough", "reqsize",
-          "lsdir", "access", "uring"]
+          "lsdir", "access", "walk", "uring"]
 BIG_MIB = 1024
 MEMORY_LIB_BYTES = 400 * 10**6  # with the 1 GiB section: about 1.5 GB served
 
@@ -77,6 +80,10 @@ def group_uring(ctx):
 
 def group_lsdir(ctx):
     m_meta.ls_dir(ctx)
+
+
+def group_walk(ctx):
+    m_walk.measure(ctx)
 
 
 def group_access(ctx):

@@ -19,6 +19,27 @@
 
 /* ------------------------------------------------------------- building */
 
+#define BATCH 256 /* entries classified together (probe.h) */
+
+/* Classify the entries of batch b (of directory dp, on device dev) and add
+ * those shown to s, in their order; 0 or -errno. */
+static int add_batch(struct dsnap *s, DIR *dp, dev_t dev, struct probe_batch *b)
+{
+	probe_batch_run(b, dirfd(dp), dev);
+	int ret = 0;
+	for (size_t i = 0; ret == 0 && i < probe_batch_count(b); i++) {
+		const char *name;
+		const struct stat *st;
+		int kind = probe_batch_get(b, i, &name, &st);
+		if (err_no_fds(kind)) /* a listing with holes is wrong */
+			ret = err_for_reader(kind);
+		else if (kind >= 0)
+			ret = dsnap_add(s, name, kind == NK_LINK ? DT_LNK : DT_DIR,
+			                (unsigned char)kind, st);
+	}
+	return ret;
+}
+
 /* Entries of a SOURCE directory: subdirectories, symlinks, ELF files. */
 static int list_source(struct node *dir, struct dsnap *s)
 {
@@ -27,27 +48,33 @@ static int list_source(struct node *dir, struct dsnap *s)
 		return err_for_reader(fd);
 	if (fd < 0) /* gone, or something else now */
 		return fd == -ENOMEM || fd == -EACCES ? fd : -ENOENT;
-	DIR *dp = fdopendir(fd);
+	struct stat dst;
+	DIR *dp = fstat(fd, &dst) == 0 ? fdopendir(fd) : NULL;
 	if (!dp) {
 		close(fd);
 		return -ENOMEM;
 	}
 	int ret = 0;
 	struct dirent *de;
+	struct probe_batch *b = NULL;
 	s->taken_ns = elffs_now_ns();
 	while (ret == 0 && (errno = 0, de = readdir(dp))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		struct stat st;
-		int kind = probe_entry(dirfd(dp), de->d_name, de->d_type, &st);
-		if (err_no_fds(kind)) /* a listing with holes is wrong */
-			ret = err_for_reader(kind);
-		else if (kind >= 0)
-			ret = dsnap_add(s, de->d_name, kind == NK_LINK ? DT_LNK : DT_DIR,
-			                (unsigned char)kind, &st);
+		if (!b && !(b = probe_batch_new(BATCH)))
+			ret = -ENOMEM;
+		else if ((ret = probe_batch_add(b, de->d_name, de->d_type)) == 0 &&
+		         probe_batch_count(b) == BATCH) {
+			ret = add_batch(s, dp, dst.st_dev, b);
+			probe_batch_put(b);
+			b = NULL;
+		}
 	}
 	if (ret == 0 && errno)
 		ret = -errno;
+	if (ret == 0 && b)
+		ret = add_batch(s, dp, dst.st_dev, b);
+	probe_batch_put(b);
 	closedir(dp);
 	return ret;
 }

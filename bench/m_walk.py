@@ -1,0 +1,127 @@
+"""The first walk of a mixed tree (docs/benchmarks.md, "First walk of a mixed tree").
+
+`find DIR -printf '%y %s %m %i\\n'` over a fresh elffs mount of a tree where
+most files are not ELF (each regular file is read for its magic to be shown
+or left out), against the same find over the tree itself:
+
+ - first walk: the page cache, dentries and inodes dropped (drop_caches 3)
+   before the source's walk and before the mount's; against the source's
+   cold walk;
+ - second walk: the same mount again at once (its listings past the 1 s
+   timeout are taken again, the magic answers are kept); against the
+   source's warm walk.
+
+Trees: /usr/share (ELFFS_BENCH_SHARE picks another), and a generated tree
+(in the work directory, removed after) of 1,000,000 files (quick: 100,000)
+in directories of 1,000: 1 in 100 a 64-byte ELF header, the rest 200-byte
+text files. A lever: the same first walk with the listing's thread alone
+(ELFFS_PROBE_HELPERS=0: no helper threads; with liburing the reads of a
+batch still go together).
+"""
+import os
+import shutil
+import struct
+import subprocess
+import time
+
+import mounts
+from benchlib import add_lever, add_row, log, median
+
+SHARE = "/usr/share"
+GEN_FILES = 1000000
+GEN_FILES_QUICK = 100000
+PER_DIR = 1000
+ELF_EVERY = 100
+
+
+def _drop():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def _find(path):
+    """Seconds and lines of one find walk."""
+    t0 = time.perf_counter()
+    res = subprocess.run(["find", path, "-printf", "%y %s %m %i\n"], capture_output=True)
+    secs = time.perf_counter() - t0
+    if res.returncode not in (0, 1):
+        raise RuntimeError("find %s failed: %s" % (path, res.stderr[-500:]))
+    return secs, res.stdout.count(b"\n")
+
+
+def _elf_header(i):
+    """An ELF64 x86-64 ET_REL header without sections; i makes it unique."""
+    return (b"\x7fELF" + bytes([2, 1, 1, 0]) + struct.pack("<Q", i) +
+            struct.pack("<HHIQQQIHHHHHH", 1, 62, 1, 0, 0, 0, 0, 64, 0, 0, 64, 0, 0))
+
+
+def generate(top, files):
+    os.makedirs(top)
+    text = b"".join(b"line %d of a text file\n" % k for k in range(9))[:200]
+    for d in range(-(-files // PER_DIR)):
+        dd = os.path.join(top, "d%04d" % d)
+        os.mkdir(dd)
+        for j in range(min(PER_DIR, files - d * PER_DIR)):
+            i = d * PER_DIR + j
+            with open(os.path.join(dd, "f%04d" % j), "wb") as f:
+                f.write(_elf_header(i) if i % ELF_EVERY == 0 else text)
+
+
+def _walks(ctx, tree, helpers=None):
+    """(source cold, source warm, mount first, mount second, entries src, mnt)."""
+    _drop()
+    sc, n_src = _find(tree)
+    sw, _ = _find(tree)
+    _drop()
+    old = os.environ.get("ELFFS_PROBE_HELPERS")
+    if helpers is not None:
+        os.environ["ELFFS_PROBE_HELPERS"] = str(helpers)
+    try:
+        with mounts.elffs(ctx, tree, ctx.path("mnt-w")) as m:
+            mc, n_mnt = _find(m.mnt)
+            ms, _ = _find(m.mnt)
+    finally:
+        if helpers is not None:
+            if old is None:
+                del os.environ["ELFFS_PROBE_HELPERS"]
+            else:
+                os.environ["ELFFS_PROBE_HELPERS"] = old
+    return sc, sw, mc, ms, n_src, n_mnt
+
+
+def _tree(ctx, tree, ident, label):
+    runs = [[] for _ in range(4)]
+    serial = []
+    for r in range(ctx.runs):
+        log("walk of %s, run %d/%d" % (label, r + 1, ctx.runs))
+        got = _walks(ctx, tree)
+        for k in range(4):
+            runs[k].append(got[k])
+        n_src, n_mnt = got[4], got[5]
+        serial.append(_walks(ctx, tree, helpers=0)[2])
+    sc, sw, mc, ms = (median(v) for v in runs)
+    se = median(serial)
+    add_row(ctx, ident + "a", "first find walk of %s, fresh mount, cold caches" % label, mc,
+            "s", "source walk, cold", sc, "<= 2", mc / sc <= 2,
+            note="%d entries in the mount, %d in the source; the listing's thread alone "
+            "%.2f s" % (n_mnt, n_src, se))
+    add_row(ctx, ident + "b", "second find walk of %s, same mount" % label, ms, "s",
+            "source walk, warm", sw, "<= 2", ms / sw <= 2)
+    add_lever(ctx, "probe helpers (first walk of %s)" % label,
+              "listing thread + 6 helpers", mc, "s",
+              "the listing's thread alone (ELFFS_PROBE_HELPERS=0)", se)
+
+
+def measure(ctx):
+    share = os.environ.get("ELFFS_BENCH_SHARE") or SHARE
+    _tree(ctx, share, "15s", share)
+    files = GEN_FILES_QUICK if ctx.quick else GEN_FILES
+    top = ctx.path("walk-gen")
+    shutil.rmtree(top, ignore_errors=True)
+    log("generating %d files in %s" % (files, top))
+    try:
+        generate(top, files)
+        _tree(ctx, top, "15g", "a generated tree of %d files" % files)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
