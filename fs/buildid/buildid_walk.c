@@ -18,6 +18,7 @@
 #include "buildid/buildid_table.h"
 #include "base/elffs.h"
 #include "base/errors.h"
+#include "source/probe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -180,8 +181,10 @@ static void relist_one(int fd, uint64_t dev, uint32_t dir, unsigned char type, c
 			ix.e[i].flags |= F_SEEN;
 			return;
 		}
-		if (i == NONE)
-			read_file(fd, dev, dir, i, name); /* a new entry is seen */
+		/* a new entry is seen: read unless a listing read it already and
+		 * found neither magic (probe.h; the same identity) */
+		if (i == NONE && probe_known(&j.st) != 0)
+			read_file(fd, dev, dir, i, name);
 	}
 }
 

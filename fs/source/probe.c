@@ -208,6 +208,11 @@ static int known(const struct stat *st)
 	return cache_get(&id);
 }
 
+int probe_known(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) ? known(st) : -1;
+}
+
 /* The same, reading the file when not known: 1 or 0; -EMFILE or -ENFILE
  * when out of descriptors (nothing is known). */
 static int is_elf(int dirfd, const char *name, const struct stat *st)
@@ -254,6 +259,7 @@ enum { IT_NEW, IT_TAKEN, IT_MAGIC, IT_FOREIGN, IT_FOREIGN_TAKEN, IT_DONE };
 struct pitem {
 	uint32_t name; /* offset in the batch's arena */
 	unsigned char d_type;
+	int dirfd; /* its directory (probe_batch_add_at), or -1: the batch's */
 	_Atomic int state;
 	int kind;
 	uint64_t found_ns; /* IT_FOREIGN: when it was found on another device */
@@ -265,6 +271,7 @@ struct probe_batch {
 	bool listed;              /* in that list (pool.mu) */
 	unsigned refs;            /* the listing and the helpers inside (pool.mu) */
 	bool closed; /* the listing went on (without its stalled files): no more work (pool.mu) */
+	bool alone;  /* probe_batch_alone: no helpers, foreign files not read */
 	int dirfd;   /* the listing's (valid while it waits) */
 	int ffd;     /* a copy of it for the foreign files (pool.mu), or -1 */
 	dev_t dev;   /* of the directory */
@@ -327,10 +334,34 @@ int probe_batch_add(struct probe_batch *b, const char *name, unsigned char d_typ
 		b->nroom = room;
 	}
 	memcpy(b->names + b->nused, name, len);
-	b->it[b->n] = (struct pitem){.name = (uint32_t)b->nused, .d_type = d_type};
+	b->it[b->n] = (struct pitem){.name = (uint32_t)b->nused, .d_type = d_type, .dirfd = -1};
 	b->nused += len;
 	b->n++;
 	return 0;
+}
+
+int probe_batch_add_at(struct probe_batch *b, int dirfd, const char *name, unsigned char d_type)
+{
+	int ret = probe_batch_add(b, name, d_type);
+	if (ret == 0)
+		b->it[b->n - 1].dirfd = dirfd;
+	return ret;
+}
+
+/* The directory of item it of b. */
+static int dir_of(const struct probe_batch *b, const struct pitem *it)
+{
+	return it->dirfd >= 0 ? it->dirfd : b->dirfd;
+}
+
+int probe_batch_dirfd(const struct probe_batch *b, size_t i)
+{
+	return dir_of(b, &b->it[i]);
+}
+
+void probe_batch_alone(struct probe_batch *b)
+{
+	b->alone = true;
 }
 
 size_t probe_batch_count(const struct probe_batch *b)
@@ -483,11 +514,11 @@ static void read_together(struct probe_batch *b, size_t depth)
 				continue;
 			const char *name = b->names + it->name;
 			if (!ok) {
-				finish(b, i, probe_classify(b->dirfd, name, &it->st));
+				finish(b, i, probe_classify(dir_of(b, it), name, &it->st));
 				continue;
 			}
 			src_identity(&it->st, &ids[m]);
-			int fd = src_openat(b->dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+			int fd = src_openat(dir_of(b, it), name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 			struct stat st;
 			int ret = fd < 0 ? fd : fstat(fd, &st) < 0 ? -errno : 0;
 			if (ret == 0)
@@ -529,7 +560,8 @@ static void read_together(struct probe_batch *b, size_t depth)
 			                  ? 1
 			                  : 0;
 			if (res[k] == INT_MIN) /* not submitted, or no answer: the slow way */
-				ret = read_magic(b->dirfd, b->names + b->it[idx[k]].name, &ids[k]);
+				ret = read_magic(dir_of(b, &b->it[idx[k]]),
+				                 b->names + b->it[idx[k]].name, &ids[k]);
 			close(fds[k]);
 			finish(b, idx[k], kind_of(settle(&ids[k], ret)));
 		}
@@ -558,7 +590,7 @@ static void step(struct probe_batch *b, size_t i, bool helper)
 		finish(b, i, -ENOENT);
 		return;
 	}
-	int ret = src_statat_listed(b->dirfd, name, &it->st);
+	int ret = src_statat_listed(dir_of(b, it), name, &it->st);
 	int k = ret == 0 && S_ISREG(it->st.st_mode) ? known(&it->st) : -1;
 	if (k >= 0) {
 		finish(b, i, kind_of(k));
@@ -575,10 +607,12 @@ static void step(struct probe_batch *b, size_t i, bool helper)
 		return;
 	}
 	if (ret < 0 || !S_ISREG(it->st.st_mode) || it->st.st_dev == b->dev) {
-		finish(b, i, ret < 0 ? ret : probe_classify(b->dirfd, name, &it->st));
+		finish(b, i, ret < 0 ? ret : probe_classify(dir_of(b, it), name, &it->st));
 		return;
 	}
-	if (helper) {
+	if (b->alone) {
+		finish(b, i, -ENOENT); /* no answer, nothing kept */
+	} else if (helper) {
 		pthread_mutex_lock(&pool.mu);
 		it->found_ns = elffs_now_ns();
 		atomic_store(&it->state, IT_FOREIGN_TAKEN);

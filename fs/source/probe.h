@@ -55,6 +55,11 @@
  */
 int probe_classify(int dirfd, const char *name, const struct stat *st);
 
+/* What the cache knows of regular file st (its lstat): 1 when it starts
+ * with the ELF or the ar magic, 0 when it does not, -1 when not known
+ * (nothing is read). */
+int probe_known(const struct stat *st);
+
 /*
  * Kind of a directory entry and its lstat (into st, valid whenever the
  * result is a kind): special files by their d_type are left out without
@@ -74,6 +79,16 @@ struct probe_batch *probe_batch_new(size_t cap);
 /* Add entry name (d_type) to b; 0, or -ENOMEM when b is full. */
 int probe_batch_add(struct probe_batch *b, const char *name, unsigned char d_type);
 
+/* Add entry name (d_type) of directory dirfd, not the batch's, to b (a
+ * batch alone: a look ahead of several directories, ahead.h); 0 or
+ * -ENOMEM. dirfd stays open until probe_batch_run returns. */
+int probe_batch_add_at(struct probe_batch *b, int dirfd, const char *name, unsigned char d_type);
+
+/* b is classified by the running thread alone (ahead.h): no helper is
+ * woken, and a file on another device is not read (its answer -ENOENT,
+ * nothing kept). Before probe_batch_run. */
+void probe_batch_alone(struct probe_batch *b);
+
 /* How many entries b holds. */
 size_t probe_batch_count(const struct probe_batch *b);
 
@@ -85,6 +100,9 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev);
 /* Entry i of b: its name, its answer, and its lstat (when a kind). */
 int probe_batch_get(const struct probe_batch *b, size_t i, const char **name,
                     const struct stat **st);
+
+/* The directory of entry i of b (probe_batch_add_at's, or the batch's). */
+int probe_batch_dirfd(const struct probe_batch *b, size_t i);
 
 /* Done with b (helpers still inside a file keep it until they return). */
 void probe_batch_put(struct probe_batch *b);

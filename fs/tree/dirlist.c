@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "base/membudget.h"
 #include "tree/dirsnap.h"
+#include "source/ahead.h"
 #include "source/probe.h"
 #include "source/source.h"
 
@@ -58,6 +59,7 @@ static int list_source(struct node *dir, struct dsnap *s)
 	struct dirent *de;
 	struct probe_batch *b = NULL;
 	s->taken_ns = elffs_now_ns();
+	ahead_listed(fd, &dst);
 	while (ret == 0 && (errno = 0, de = readdir(dp))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;

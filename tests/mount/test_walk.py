@@ -14,6 +14,13 @@ shows must be what one look at each entry gives:
    kind in place (an ELF file rewritten as text, text rewritten as ELF, a
    file replaced by rename): the kept answers follow the file's identity.
    Default options and -s.
+ - ahead: the look ahead of the walk (fs/source/ahead.c), on a tmpfs
+   mounted with strictatime (a file's atime tells whether the daemon read
+   it). A listing of the mount's top lets the daemon read at most
+   AHEAD_WINDOW entries below it that nobody listed, and some (the look
+   ahead works); none of a directory that others may not list (mode
+   0700); none with ELFFS_PROBE_AHEAD=0. A walk of the tree then lists
+   exactly what one look at each entry gives.
  - hung: the same directory with one more entry, a regular file
    bind-mounted from a second elffs whose daemon is stopped (SIGSTOP). The
    listing answers without it (the file cannot be read), and its other
@@ -22,7 +29,7 @@ shows must be what one look at each entry gives:
    continues the stopped daemon and aborts the mount if a listing hangs:
    the test then fails instead of hanging.
 
-usage: test_walk.py [mixed|hung ...]   (default: both)
+usage: test_walk.py [mixed|ahead|hung ...]   (default: all)
 """
 
 import os
@@ -37,6 +44,8 @@ import time
 
 from elffs_mount import Checker, Mount, Watchdog, fixture, require_fuse, wait_for
 
+AHEAD_WINDOW = 2048  # fs/source/ahead.h
+OLD_ATIME = 1000000000
 HANG_LIMIT = 120.0  # seconds a listing may take before the watchdog steps in
 ELF_MAGIC = b"\x7fELF"
 AR_MAGICS = (b"!<arch>\n", b"!<thin>\n")
@@ -188,6 +197,93 @@ def mixed(ck, args, tag):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def ahead_tree(src):
+    """A tree whose files are text but one ELF file: a/ (3,000 files and
+    a/sub/ of 500), private/ (mode 0700, 200 files), z/ (10 files)."""
+    exe = open(fixture("exec"), "rb").read()
+    counts = {"a": 3000, "a/sub": 500, "private": 200, "z": 10}
+    for rel, n in counts.items():
+        d = os.path.join(src, rel)
+        os.makedirs(d, exist_ok=True)
+        for i in range(n):
+            with open(os.path.join(d, f"t{i:04d}"), "wb") as f:
+                f.write(b"a text file %d\n" % i * 4)
+    with open(os.path.join(src, "a", "prog"), "wb") as f:
+        f.write(exe)
+    os.chmod(os.path.join(src, "private"), 0o700)
+
+
+def old_atimes(src):
+    for top, _, files in os.walk(src):
+        for name in files:
+            p = os.path.join(top, name)
+            os.utime(p, (OLD_ATIME, os.stat(p).st_mtime))
+
+
+def read_files(src):
+    """{top directory: files of it and below read since old_atimes}."""
+    out = {}
+    for top, _, files in os.walk(src):
+        key = os.path.relpath(top, src).split(os.sep)[0]
+        n = sum(1 for f in files if os.stat(os.path.join(top, f)).st_atime != OLD_ATIME)
+        out[key] = out.get(key, 0) + n
+    return out
+
+
+def settled_reads(src, limit=30.0):
+    """read_files(src) once it stayed the same for a second."""
+    last, since, t0 = None, time.monotonic(), time.monotonic()
+    while time.monotonic() - t0 < limit:
+        now = read_files(src)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= 1.0:
+            break
+        time.sleep(0.2)
+    return last
+
+
+def ahead(ck, args, tag):
+    tmp = tempfile.mkdtemp(prefix="elffs-walk-ahead-")
+    src = os.path.join(tmp, "src")
+    os.makedirs(src)
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "strictatime,size=64m", "tmpfs", src],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        ck.fail(f"{tag}: cannot mount a tmpfs (root needed): {res.stderr.strip()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    try:
+        ahead_tree(src)
+        for on in (True, False):
+            old_atimes(src)
+            if not on:
+                os.environ["ELFFS_PROBE_AHEAD"] = "0"
+            try:
+                with Mount(ck, src, args + ["-o", "buildid=off"]) as m:
+                    os.listdir(m.path)
+                    got = settled_reads(src)
+                    print(f"{tag}: look ahead {'on' if on else 'off'}: files read {got}",
+                          flush=True)
+                    if on:
+                        below = got.get("a", 0) + got.get("z", 0)
+                        ck.ok(0 < below <= AHEAD_WINDOW,
+                              f"{tag}: files read ahead after one listing: {got} "
+                              f"(want 1 to {AHEAD_WINDOW})")
+                        ck.eq(got.get("private", 0), 0, f"{tag}: files of private/ read ahead")
+                    else:
+                        ck.eq(sum(got.values()), 0, f"{tag}: files read with the look ahead off")
+                    for top, dirs, _ in os.walk(src):
+                        rel = os.path.relpath(top, src)
+                        got_l = listed(ck, os.path.join(m.path, rel), tag)
+                        same(ck, got_l, expected(top), f"{tag}: walk, {rel}")
+            finally:
+                os.environ.pop("ELFFS_PROBE_AHEAD", None)
+    finally:
+        subprocess.run(["umount", "-l", src], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def hung(ck, args, tag):
     tmp = tempfile.mkdtemp(prefix="elffs-walk-hung-")
     src = os.path.join(tmp, "src")
@@ -251,11 +347,11 @@ def hung_body(ck, args, tag, im, src, d, want):
 
 def main():
     require_fuse()
-    what = sys.argv[1:] or ["mixed", "hung"]
+    what = sys.argv[1:] or ["mixed", "ahead", "hung"]
     ck = Checker("walk")
     for w in what:
         for args, tag in (([], "multi"), (["-s"], "single")):
-            {"mixed": mixed, "hung": hung}[w](ck, args, f"{w} {tag}")
+            {"mixed": mixed, "ahead": ahead, "hung": hung}[w](ck, args, f"{w} {tag}")
     ck.finish()
 
 
