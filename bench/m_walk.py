@@ -14,9 +14,8 @@ or left out), against the same find over the tree itself:
 Trees: /usr/share (ELFFS_BENCH_SHARE picks another), and a generated tree
 (in the work directory, removed after) of 1,000,000 files (quick: 100,000)
 in directories of 1,000: 1 in 100 a 64-byte ELF header, the rest 200-byte
-text files. A lever: the same first walk with the listing's thread alone
-(ELFFS_PROBE_HELPERS=0: no helper threads; with liburing the reads of a
-batch still go together).
+text files. A lever: the same first walk without the look ahead of the
+walk (ELFFS_PROBE_AHEAD=0, fs/source/ahead.c).
 """
 import os
 import shutil
@@ -68,25 +67,26 @@ def generate(top, files):
                 f.write(_elf_header(i) if i % ELF_EVERY == 0 else text)
 
 
-def _walks(ctx, tree, helpers=None):
-    """(source cold, source warm, mount first, mount second, entries src, mnt)."""
+def _walks(ctx, tree, env=None):
+    """(source cold, source warm, mount first, mount second, entries src, mnt);
+    env: variables for the daemon (a lever)."""
     _drop()
     sc, n_src = _find(tree)
     sw, _ = _find(tree)
     _drop()
-    old = os.environ.get("ELFFS_PROBE_HELPERS")
-    if helpers is not None:
-        os.environ["ELFFS_PROBE_HELPERS"] = str(helpers)
+    env = env or {}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     try:
         with mounts.elffs(ctx, tree, ctx.path("mnt-w")) as m:
             mc, n_mnt = _find(m.mnt)
             ms, _ = _find(m.mnt)
     finally:
-        if helpers is not None:
-            if old is None:
-                del os.environ["ELFFS_PROBE_HELPERS"]
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
             else:
-                os.environ["ELFFS_PROBE_HELPERS"] = old
+                os.environ[k] = v
     return sc, sw, mc, ms, n_src, n_mnt
 
 
@@ -99,18 +99,18 @@ def _tree(ctx, tree, ident, label):
         for k in range(4):
             runs[k].append(got[k])
         n_src, n_mnt = got[4], got[5]
-        serial.append(_walks(ctx, tree, helpers=0)[2])
+        serial.append(_walks(ctx, tree, env={"ELFFS_PROBE_AHEAD": "0"})[2])
     sc, sw, mc, ms = (median(v) for v in runs)
     se = median(serial)
     add_row(ctx, ident + "a", "first find walk of %s, fresh mount, cold caches" % label, mc,
             "s", "source walk, cold", sc, "<= 2", mc / sc <= 2,
-            note="%d entries in the mount, %d in the source; the listing's thread alone "
+            note="%d entries in the mount, %d in the source; without the look ahead "
             "%.2f s" % (n_mnt, n_src, se))
     add_row(ctx, ident + "b", "second find walk of %s, same mount" % label, ms, "s",
             "source walk, warm", sw, "<= 2", ms / sw <= 2)
-    add_lever(ctx, "probe helpers (first walk of %s)" % label,
-              "listing thread + 6 helpers", mc, "s",
-              "the listing's thread alone (ELFFS_PROBE_HELPERS=0)", se)
+    add_lever(ctx, "look ahead (first walk of %s)" % label,
+              "look ahead on (default)", mc, "s",
+              "look ahead off (ELFFS_PROBE_AHEAD=0)", se)
 
 
 def measure(ctx):
