@@ -27,10 +27,15 @@ static struct {
 	unsigned misses; /* listings in a row of directories not looked at */
 	int start_fd;    /* where to start (a dup), or -1 */
 	dev_t start_dev;
-	uint64_t seen[AHEAD_SEEN]; /* keys of directories looked at; 0: free */
+	uint64_t seen[AHEAD_SEEN]; /* keys of directories and their flags; 0: free */
 } ah = {.mu = PTHREAD_MUTEX_INITIALIZER, .start_fd = -1};
 
-/* A directory's key: device, inode and change time, mixed; not 0. */
+#define VISITED 1u /* flags of a seen key: the look ahead classified it */
+#define LISTED  2u /* ... the walk listed it */
+#define FLAGS   3u
+
+/* A directory's key: device, inode and change time, mixed; its two low
+ * bits 0 (the flags), not 0. */
 static uint64_t key_of(uint64_t dev, uint64_t ino, int64_t sec, uint32_t nsec)
 {
 	uint64_t x = dev * 0x9e3779b97f4a7c15ULL ^ ino;
@@ -38,12 +43,29 @@ static uint64_t key_of(uint64_t dev, uint64_t ino, int64_t sec, uint32_t nsec)
 	x ^= x >> 31;
 	x *= 0x94d049bb133111ebULL;
 	x ^= x >> 29;
-	return x ? x : 1;
+	x &= ~(uint64_t)FLAGS;
+	return x ? x : 4;
 }
 
 static uint64_t *slot_of(uint64_t key)
 {
-	return &ah.seen[key % AHEAD_SEEN];
+	return &ah.seen[(key >> 2) % AHEAD_SEEN];
+}
+
+/* The flags of key (ah.mu held); 0 when it is not in the table. */
+static unsigned flags_of(uint64_t key)
+{
+	uint64_t v = *slot_of(key);
+	return (v & ~(uint64_t)FLAGS) == key ? (unsigned)(v & FLAGS) : 0;
+}
+
+/* Add flag f to key (ah.mu held); the flags it had, 0 when another key
+ * held its slot. */
+static unsigned mark(uint64_t key, unsigned f)
+{
+	unsigned had = flags_of(key);
+	*slot_of(key) = key | had | f;
+	return had;
 }
 
 static bool everyone_lists(mode_t mode)
@@ -72,6 +94,7 @@ static void start(void)
 
 struct level {
 	DIR *dp;
+	bool pass; /* the walk listed it already: only gone through */
 };
 
 struct walk {
@@ -116,14 +139,14 @@ static void drop(struct walk *w)
 	run_batch(w);
 }
 
-static bool push(struct walk *w, int fd)
+static bool push(struct walk *w, int fd, bool pass)
 {
 	DIR *dp = fdopendir(fd);
 	if (!dp) {
 		close(fd);
 		return false;
 	}
-	w->lv[w->depth++] = (struct level){.dp = dp};
+	w->lv[w->depth++] = (struct level){.dp = dp, .pass = pass};
 	return true;
 }
 
@@ -134,11 +157,17 @@ static bool enter(struct walk *w, const char *name)
 	DIR *dp = w->lv[w->depth - 1].dp;
 	struct statx sx; /* asks no file system; a mount point is not entered */
 	if (statx(dirfd(dp), name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-	          STATX_TYPE | STATX_MODE | STATX_INO, &sx) < 0 ||
+	          STATX_TYPE | STATX_MODE | STATX_INO | STATX_CTIME, &sx) < 0 ||
 	    !S_ISDIR(sx.stx_mode) || !everyone_lists(sx.stx_mode) ||
 	    makedev(sx.stx_dev_major, sx.stx_dev_minor) != w->dev ||
 	    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) == 0 ||
 	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return false;
+	uint64_t key = key_of(w->dev, sx.stx_ino, sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec);
+	pthread_mutex_lock(&ah.mu);
+	unsigned had = mark(key, VISITED);
+	pthread_mutex_unlock(&ah.mu);
+	if (had & VISITED) /* been there (a second walk): nothing to learn */
 		return false;
 	int fd = openat(dirfd(dp), name,
 	                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -147,14 +176,7 @@ static bool enter(struct walk *w, const char *name)
 		close(fd);
 		return false;
 	}
-	if (fd < 0 || !push(w, fd))
-		return false;
-	uint64_t key =
-	        key_of(st.st_dev, st.st_ino, st.st_ctim.tv_sec, (uint32_t)st.st_ctim.tv_nsec);
-	pthread_mutex_lock(&ah.mu);
-	*slot_of(key) = key;
-	pthread_mutex_unlock(&ah.mu);
-	return true;
+	return fd >= 0 && push(w, fd, had & LISTED);
 }
 
 /* Go on in find's order while there is credit: the entries of the deepest
@@ -176,10 +198,12 @@ static void advance(struct walk *w)
 		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		w->credit--;
-		if (probe_batch_add_at(w->b, dirfd(l->dp), de->d_name, de->d_type) == 0 &&
-		    probe_batch_count(w->b) == AHEAD_BATCH)
-			run_batch(w); /* the levels are not closing: they stay open */
+		if (!l->pass) { /* classified, one entry of credit */
+			w->credit--;
+			if (probe_batch_add_at(w->b, dirfd(l->dp), de->d_name, de->d_type) == 0 &&
+			    probe_batch_count(w->b) == AHEAD_BATCH)
+				run_batch(w); /* the levels are not closing: they stay open */
+		}
 		if ((de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) && w->depth < AHEAD_DEPTH)
 			enter(w, de->d_name);
 	}
@@ -207,11 +231,12 @@ static void *ahead_main(void *arg)
 		ah.walking = w.depth > 0;
 		if (ah.start_fd >= 0) { /* a new start: what was under way is dropped */
 			int fd = ah.start_fd;
+			dev_t dev = ah.start_dev;
 			ah.start_fd = -1;
 			pthread_mutex_unlock(&ah.mu);
 			drop(&w);
-			w.dev = ah.start_dev;
-			push(&w, fd);
+			w.dev = dev;
+			push(&w, fd, false);
 			pthread_mutex_lock(&ah.mu);
 			continue;
 		}
@@ -268,18 +293,18 @@ void ahead_listed(int fd, const struct stat *st)
 	}
 	ah.credit =
 	        ah.credit + AHEAD_WINDOW > AHEAD_CREDIT ? AHEAD_CREDIT : ah.credit + AHEAD_WINDOW;
-	bool hit = *slot_of(key) == key;
+	bool hit = mark(key, LISTED) & VISITED; /* the look ahead was there */
 	ah.misses = hit ? 0 : ah.misses + 1;
 	bool idle = !ah.running || !ah.walking || ah.misses >= AHEAD_MISSES;
 	int dup = -1;
-	if (idle && ah.start_fd < 0 && everyone_lists(st->st_mode))
+	if (idle && !hit && ah.start_fd < 0 && everyone_lists(st->st_mode))
 		dup = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	/* not a dup: that would share the listing's position in the directory */
 	if (dup >= 0) {
 		ah.start_fd = dup;
 		ah.start_dev = st->st_dev;
 		ah.misses = 0;
-		*slot_of(key) = key;
+		mark(key, VISITED);
 	}
 	run();
 	pthread_cond_signal(&ah.more);
