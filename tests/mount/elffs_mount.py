@@ -86,6 +86,15 @@ def mode_args():
     return ["-o", opts] if opts else []
 
 
+def mode_option(name):
+    """The value the test mode gives option name (its last one), or None."""
+    value = None
+    for opt in mode_options().split(","):
+        if opt.startswith(name + "="):
+            value = opt[len(name) + 1:]
+    return value
+
+
 def skip_or_fail(reason):
     if os.environ.get("ELFFS_REQUIRE_FUSE") == "1":
         print(f"FAIL: would skip ({reason}) but ELFFS_REQUIRE_FUSE=1")
