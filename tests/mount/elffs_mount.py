@@ -5,6 +5,12 @@ temporary mount point through the kernel's FUSE.
 Exit codes of every test: 0 success, 1 failure, 77 skip (meson's code).
 A skip happens only when the machine has no usable /dev/fuse, and becomes a
 failure when ELFFS_REQUIRE_FUSE=1.
+
+ELFFS_TEST_MOUNT_OPTS (comma-separated -o options, e.g.
+"passthrough=off,max_read=16777216") runs every mount of the suite in that
+mode (scripts/test's ELFFS_TEST_MODES): mode_args() puts them before a
+test's own options, and elffs takes the last of a repeated option, so a test
+that names an option itself keeps its value.
 """
 
 import errno
@@ -64,6 +70,29 @@ def fixture(name):
         print(f"FAIL: fixture {path} is missing")
         sys.exit(1)
     return path
+
+
+def mode_options():
+    """ELFFS_TEST_MOUNT_OPTS as one -o value ("" when unset)."""
+    opts = os.environ.get("ELFFS_TEST_MOUNT_OPTS", "")
+    return ",".join(o.strip() for o in opts.split(",") if o.strip())
+
+
+def mode_args():
+    """The daemon arguments of the test mode: ["-o", OPTS], or [] in the
+    default mode. Placed before a test's own options (the last of a repeated
+    option wins: fs/options.c)."""
+    opts = mode_options()
+    return ["-o", opts] if opts else []
+
+
+def mode_option(name):
+    """The value the test mode gives option name (its last one), or None."""
+    value = None
+    for opt in mode_options().split(","):
+        if opt.startswith(name + "="):
+            value = opt[len(name) + 1:]
+    return value
 
 
 def skip_or_fail(reason):
@@ -186,7 +215,8 @@ class MountError(Exception):
 
 
 class Mount:
-    """Runs `elffs -f [options] SOURCE MOUNTPOINT` in the background.
+    """Runs `elffs -f [mode options] [options] SOURCE MOUNTPOINT` in the
+    background (mode options: mode_args()).
 
     with Mount(ck, source, ["-o", "nommap"]) as m: ... m.path ...
 
@@ -210,7 +240,7 @@ class Mount:
         if self.own_mountpoint:
             self.path = tempfile.mkdtemp(prefix="elffs-mnt-")
         self.log = tempfile.TemporaryFile()
-        cmd = self.prefix + [daemon, "-f"] + self.args + [self.source, self.path]
+        cmd = self.prefix + [daemon, "-f"] + mode_args() + self.args + [self.source, self.path]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT)
         live = wait_for(lambda: mount_entry(self.path) is not None or self.proc.poll() is not None,

@@ -16,8 +16,8 @@ import shutil
 import subprocess
 import tempfile
 
-from elffs_mount import (Checker, elffs_path, fixture, force_unmount, mount_entry, require_env,
-                         wait_for)
+from elffs_mount import (Checker, elffs_path, fixture, force_unmount, mode_args, mount_entry,
+                         require_env, wait_for)
 
 USAGE, SOURCE, MOUNT = 1, 66, 32
 
@@ -166,7 +166,7 @@ def stacked_and_shared(ck, src, mnt):
     allow_other is what libfuse applies (root and the owner only), so the
     build-id index is not turned off for other users and the log says
     nothing of allow_other."""
-    rc, text = run(["-o", "allow_other,allow_root", src, mnt])
+    rc, text = run(mode_args() + ["-o", "allow_other,allow_root", src, mnt])
     if not ck.eq(rc, 0, f"mount with allow_other,allow_root ({text.strip()[-300:]!r})"):
         return
     try:

@@ -26,7 +26,7 @@ import threading
 import time
 
 from elffs_mount import (SANITIZER_MARKS, Checker, elffs_path, fixtures_dir, force_unmount,
-                         mount_entry, require_fuse, wait_for)
+                         mode_args, mount_entry, require_fuse, wait_for)
 
 IGNORE = ["/bin/sh", "-c", 'trap "" HUP INT TERM; exec "$@"', "sh"]
 MIB = 1 << 20
@@ -67,7 +67,7 @@ class Daemon:
     def __init__(self, prefix, source, args=()):
         self.mnt = tempfile.mkdtemp(prefix="elffs-inh-")
         self.log = tempfile.TemporaryFile()
-        cmd = list(prefix) + [elffs_path(), "-f"] + list(args) + [source, self.mnt]
+        cmd = list(prefix) + [elffs_path(), "-f"] + mode_args() + list(args) + [source, self.mnt]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT)
         self.mounted = wait_for(lambda: mount_entry(self.mnt) is not None
@@ -122,7 +122,8 @@ def background_ignored(ck, src):
     """`elffs SRC MNT &` from a script: the daemonized child ends on SIGINT."""
     mnt = tempfile.mkdtemp(prefix="elffs-inh-")
     try:
-        out = subprocess.run(IGNORE + [elffs_path(), src, mnt], capture_output=True, timeout=30)
+        out = subprocess.run(IGNORE + [elffs_path()] + mode_args() + [src, mnt],
+                             capture_output=True, timeout=30)
         ck.eq(out.returncode, 0, f"background, SIGINT ignored: exit status {out.stderr[-300:]!r}")
         pids = daemon_pids(mnt)
         if not ck.eq(len(pids), 1, "background, SIGINT ignored: daemons found in /proc"):

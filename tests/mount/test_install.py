@@ -36,8 +36,8 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import (Checker, _unescape_mountinfo, fixture, force_unmount, mount_entry,
-                         require_env, wait_for)
+from elffs_mount import (Checker, _unescape_mountinfo, fixture, force_unmount, mode_options,
+                         mount_entry, require_env, wait_for)
 
 NS_MARK = "ELFFS_INSTALL_NAMESPACE"
 EXAMPLE_FIXTURES = ["exec", "libshared.so", "comdat.o", "bigendian.o", "armhf-libc.so.6"]
@@ -272,7 +272,8 @@ def through_mount8(ck, lay, tmp, src, mnt):
     out = sh(["mount", "--bind", pathdir, "/usr/local/sbin"])
     if not ck.eq(out.returncode, 0, f"bind mount over /usr/local/sbin: {out.stderr}"):
         return
-    out = sh(["mount", "-t", "fuse.elffs", src, mnt, "-o", "ro"])
+    # the test mode's options too: mount(8) hands them to the helper
+    out = sh(["mount", "-t", "fuse.elffs", src, mnt, "-o", ",".join(filter(None, ["ro", mode_options()]))])
     ck.eq(out.returncode, 0, f"mount -t fuse.elffs: {out.stderr}")
     check_mounted(ck, lay, src, mnt, "mount -t fuse.elffs")
     fstab = os.path.join(tmp, "fstab")

@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, MountError, fixture, require_fuse
+from elffs_mount import Checker, Mount, MountError, fixture, mode_option, require_fuse
 
 BIG_SIZE = 24 << 20
 SHRINK_TO = 64 << 10
@@ -237,7 +237,7 @@ def check_fallback(ck, top):
     src = os.path.join(top, "fb")
     os.makedirs(src)
     shutil.copy(fixture("exec"), os.path.join(src, "a"))
-    with Mount(ck, src, ["-o", "timeout=1000"]) as m:
+    with Mount(ck, src, ["-o", "timeout=1000,passthrough=auto"]) as m:
         elf = os.path.join(m.path, "a", "elf")
         ck.eq(read_all(elf)[:4], b"\x7fELF", "fallback: first read")
         with open(os.path.join(src, "a"), "r+b") as f:
@@ -272,7 +272,9 @@ def check_big_requests(ck, src):
     try:
         with open(LIMIT, "w") as f:
             f.write("4096\n")
-        for args, kib in (([], 4096), (["-o", "max_read=16777216,direct_io=on"], 16384),
+        # without -o max_read: 4 MiB, or the test mode's max_read
+        default = int(mode_option("max_read") or 4 << 20) >> 10
+        for args, kib in (([], default), (["-o", "max_read=16777216,direct_io=on"], 16384),
                           (["-o", "max_read=2097152,readahead=8192"], 2048)):
             with Mount(ck, src, args) as m:
                 sec = os.path.join(m.path, "big", "sections", ".big")
@@ -301,7 +303,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="elffs-pt-") as top:
         src = build(top, ck)
         try:
-            with Mount(ck, src, ["-o", "allow_other,buildid=.build-id"]) as m:
+            # passthrough=auto: the default, whatever the test mode says
+            with Mount(ck, src, ["-o", "allow_other,buildid=.build-id,passthrough=auto"]) as m:
                 read_all(os.path.join(m.path, "pub", "info"))  # INIT is done
                 on = m.passthrough()
                 if EXPECT_ON:

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import time
 
-from elffs_mount import (Checker, Mount, MountError, elffs_path, fixture, force_unmount,
+from elffs_mount import (Checker, Mount, MountError, elffs_path, fixture, force_unmount, mode_args,
                          in_proc_mounts, mount_entry, require_fuse, wait_for)
 
 
@@ -86,7 +86,8 @@ def cmdline_matches(pattern):
 def background(ck, src, end):
     mnt = tempfile.mkdtemp(prefix="elffs-mnt-")
     try:
-        out = subprocess.run([elffs_path(), src, mnt], capture_output=True, timeout=30)
+        out = subprocess.run([elffs_path()] + mode_args() + [src, mnt], capture_output=True,
+                             timeout=30)
         ck.eq(out.returncode, 0, f"elffs without -f: exit status ({out.stderr[-300:]!r})")
         ck.ok(mount_entry(mnt) is not None, "elffs without -f returned before the mount")
         try:
