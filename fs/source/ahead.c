@@ -25,7 +25,7 @@ static struct {
 	bool walking;    /* the thread is below a start */
 	size_t credit;   /* entries it may still classify */
 	unsigned misses; /* listings in a row of directories not looked at */
-	int start_fd;    /* where to start (a dup), or -1 */
+	int start_fd;    /* where to start (opened again), or -1 */
 	dev_t start_dev;
 	uint64_t seen[AHEAD_SEEN]; /* keys of directories and their flags; 0: free */
 } ah = {.mu = PTHREAD_MUTEX_INITIALIZER, .start_fd = -1};

@@ -26,8 +26,9 @@
  *    not a mount point (nothing below SOURCE that may hang), whose mode
  *    lets everyone list it (r and x for others): what it learns is no
  *    more than any local user may list;
- *  - it has no helpers and leaves files of other devices unread
- *    (probe_batch_alone); its answers are only the cache's.
+ *  - it leaves files of other devices unread (probe_batch_alone; the
+ *    probe's helpers join its batches as any); its answers are only the
+ *    cache's.
  * ELFFS_PROBE_AHEAD=0 in the daemon's environment turns it off (a knob of
  * bench/m_walk.py's lever).
  */

@@ -84,9 +84,10 @@ int probe_batch_add(struct probe_batch *b, const char *name, unsigned char d_typ
  * -ENOMEM. dirfd stays open until probe_batch_run returns. */
 int probe_batch_add_at(struct probe_batch *b, int dirfd, const char *name, unsigned char d_type);
 
-/* b is classified by the running thread alone (ahead.h): no helper is
- * woken, and a file on another device is not read (its answer -ENOENT,
- * nothing kept). Before probe_batch_run. */
+/* b is a batch of the look ahead (ahead.h), alone with its files: a file
+ * on another device is not read (its answer -ENOENT, nothing kept), so
+ * nothing below SOURCE that may hang is waited for; helpers join as for
+ * any batch. Before probe_batch_run. */
 void probe_batch_alone(struct probe_batch *b);
 
 /* How many entries b holds. */
