@@ -103,6 +103,29 @@ def skip_or_fail(reason):
     sys.exit(SKIP)
 
 
+NOBODY = 65534
+NOGROUP = 65534
+
+
+def as_nobody(fn):
+    """Run fn() in a child as nobody (no supplementary groups): 0 when it
+    returns True, 255 when it returns False, the errno of an OSError it
+    raises."""
+    pid = os.fork()
+    if pid == 0:
+        code = 254
+        try:
+            os.setgroups([])
+            os.setgid(NOGROUP)
+            os.setuid(NOBODY)
+            code = 0 if fn() else 255
+        except OSError as e:
+            code = e.errno or 253
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
 def require_fuse():
     """Skip (or fail under ELFFS_REQUIRE_FUSE=1) unless FUSE mounts work."""
     if not os.path.exists("/dev/fuse"):

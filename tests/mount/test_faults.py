@@ -55,14 +55,13 @@ import threading
 import time
 
 import elf_oracle as oracle
-from elffs_mount import Checker, Mount, MountError, fixture, require_fuse
+from elffs_mount import NOBODY, Checker, Mount, MountError, fixture, require_fuse
 from test_hostile import Walker
 
 TIMEOUT = 0.2
 READERS = 4
 STEP_PAUSE = 0.02
 READ_ERRORS = {errno.EIO, errno.ENOENT}
-NOBODY = 65534
 SPARSE_SIZE = 8 << 30
 IN_OPEN, IN_ACCESS = 0x20, 0x01
 SPECIALS = [b"fifo", b"sock", b"null", b"zero", b"blk"]

@@ -42,11 +42,11 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, MountError, fixture, mode_option, require_fuse
+from elffs_mount import (Checker, Mount, MountError, as_nobody, fixture, mode_option,
+                         require_fuse)
 
 BIG_SIZE = 24 << 20
 SHRINK_TO = 64 << 10
-NOBODY = 65534
 KERNEL = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
 EXPECT_ON = os.geteuid() == 0 and KERNEL >= (6, 9)
 
@@ -85,23 +85,6 @@ def build(top, ck):
                     os.path.join(src, name))
         os.chmod(os.path.join(src, name), mode)
     return src
-
-
-def as_nobody(fn):
-    """fn() in a child as nobody: 0 when True, 255 when False, else the errno."""
-    pid = os.fork()
-    if pid == 0:
-        code = 254
-        try:
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            code = 0 if fn() else 255
-        except OSError as e:
-            code = e.errno or 253
-        finally:
-            os._exit(code)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
 def daemon_bytes(m, fn):

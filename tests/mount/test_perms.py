@@ -15,28 +15,8 @@ import subprocess
 import tempfile
 
 import elf_oracle as oracle
-from elffs_mount import Checker, Mount, MountError, fixture, require_fuse, run_mounted
-
-NOBODY = 65534
-NOGROUP = 65534
-
-
-def as_nobody(fn):
-    """Run fn() in a child as nobody: 0 when it returns True, 255 when it
-    returns False, the errno of an OSError it raises."""
-    pid = os.fork()
-    if pid == 0:
-        code = 254
-        try:
-            os.setgroups([])
-            os.setgid(NOGROUP)
-            os.setuid(NOBODY)
-            code = 0 if fn() else 255
-        except OSError as e:
-            code = e.errno or 253
-        finally:
-            os._exit(code)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+from elffs_mount import (Checker, Mount, MountError, as_nobody, fixture, require_fuse,
+                         run_mounted)
 
 
 def read_all(path):
