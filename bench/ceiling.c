@@ -471,14 +471,10 @@ static int ur_start(void)
 		for (j = 0; j < UR_ENTRIES; j++) {
 			struct ur_ent *e = &ur.qs[i].ents[j];
 
-			e->hdr = aligned_alloc(4096, 4096);
-			e->payload = aligned_alloc(4096, ur.payload);
 			e->stage = aligned_alloc(4096, ur.payload + 4096);
-			if (!e->hdr || !e->payload || !e->stage)
+			if (!e->stage ||
+			    ring_ent_init(&e->hdr, &e->payload, e->iov, ur.payload) != 0)
 				return -ENOMEM;
-			memset(e->hdr, 0, 4096);
-			e->iov[0] = (struct iovec){e->hdr, sizeof(*e->hdr)};
-			e->iov[1] = (struct iovec){e->payload, ur.payload};
 		}
 		if (pthread_create(&ur.qs[i].th, NULL, ur_thread, &ur.qs[i]) != 0)
 			return -EAGAIN;
@@ -522,9 +518,11 @@ static ssize_t ur_writev(int fd, struct iovec *iov, int count, void *userdata)
 	return n;
 }
 
-/* Hand the request in entry e to libfuse and queue the commit of its reply. */
-static void ur_serve(struct ur_queue *q, unsigned idx)
+/* Hand the request in entry idx of queue arg to libfuse and queue the
+ * commit of its reply. */
+static void ur_serve(void *arg, unsigned idx)
 {
+	struct ur_queue *q = arg;
 	struct ur_ent *e = &q->ents[idx];
 	struct fuse_in_header ih;
 	uint32_t insz = e->hdr->ent.payload_sz;
@@ -561,30 +559,16 @@ static void *ur_thread(void *arg)
 {
 	struct ur_queue *q = arg;
 	struct ring *rg = &q->ring;
-	cpu_set_t set;
 	unsigned i;
 
-	CPU_ZERO(&set);
-	CPU_SET(q->qid, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	ring_pin(q->qid);
 	q->err = ring_setup(rg, 2 * UR_ENTRIES);
 	for (i = 0; !q->err && i < UR_ENTRIES; i++)
 		ring_cmd(rg, ur.dev, URING_CMD_REGISTER, q->ents[i].iov, i, (uint16_t)q->qid, 0);
 	while (!q->err) {
-		unsigned head, tail;
-
 		q->err = ring_enter(rg, 1);
-		head = *rg->cq_head;
-		tail = atomic_load_explicit((_Atomic unsigned *)rg->cq_tail, memory_order_acquire);
-		for (; !q->err && head != tail; head++) {
-			const struct io_uring_cqe *c = &rg->cqes[head & *rg->cq_mask];
-
-			if (c->res < 0 || c->user_data >= UR_ENTRIES)
-				q->err = c->res < 0 ? c->res : -EIO;
-			else
-				ur_serve(q, (unsigned)c->user_data);
-		}
-		atomic_store_explicit((_Atomic unsigned *)rg->cq_head, head, memory_order_release);
+		if (!q->err)
+			q->err = ring_reap(rg, UR_ENTRIES, ur_serve, q);
 	}
 	if (q->err != -ENOTCONN)
 		fprintf(stderr, "ceiling: queue %u: %s\n", q->qid, strerror(-q->err));

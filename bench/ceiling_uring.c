@@ -358,9 +358,11 @@ struct queue {
 	int err;
 };
 
-/* Answer the request in entry e and queue its commit (which fetches the next). */
-static void ring_serve(struct queue *q, unsigned idx)
+/* Answer the request in entry idx of queue arg and queue its commit
+ * (which fetches the next). */
+static void ring_serve(void *arg, unsigned idx)
 {
+	struct queue *q = arg;
 	struct entry *e = &q->ents[idx];
 	const struct fuse_in_header *ih = (const void *)e->hdr->in_out;
 	struct fuse_out_header *oh = (struct fuse_out_header *)e->hdr->in_out;
@@ -388,21 +390,9 @@ static void *ring_loop(void *arg)
 	struct ring *rg = &q->ring;
 
 	for (;;) {
-		unsigned head = *rg->cq_head;
-		unsigned tail =
-		        atomic_load_explicit((_Atomic unsigned *)rg->cq_tail, memory_order_acquire);
-
-		for (; head != tail; head++) {
-			const struct io_uring_cqe *c = &rg->cqes[head & *rg->cq_mask];
-
-			if (c->res < 0 || c->user_data >= g.entries) {
-				q->err = c->res;
-				return NULL; /* -ENOTCONN: the connection is gone */
-			}
-			ring_serve(q, (unsigned)c->user_data);
-		}
-		atomic_store_explicit((_Atomic unsigned *)rg->cq_head, head, memory_order_release);
-		q->err = ring_enter(rg, 1);
+		q->err = ring_reap(rg, g.entries, ring_serve, q); /* -ENOTCONN: gone */
+		if (!q->err)
+			q->err = ring_enter(rg, 1);
 		if (q->err)
 			return NULL;
 	}
@@ -411,13 +401,10 @@ static void *ring_loop(void *arg)
 static void *ring_thread(void *arg)
 {
 	struct queue *q = arg;
-	cpu_set_t set;
 	unsigned i;
 
-	CPU_ZERO(&set);
-	CPU_SET(q->qid, &set);
 	if (!g.no_pin)
-		sched_setaffinity(0, sizeof(set), &set); /* best effort */
+		ring_pin(q->qid);
 	q->err = ring_setup(&q->ring, 2 * g.entries);
 	if (q->err) {
 		atomic_fetch_add(&n_started, 1);
@@ -448,13 +435,8 @@ static int start_queues(struct queue *qs)
 		for (j = 0; j < g.entries; j++) {
 			struct entry *e = &qs[i].ents[j];
 
-			e->hdr = aligned_alloc(4096, 4096);
-			e->payload = aligned_alloc(4096, PAYLOAD_SZ);
-			if (!e->hdr || !e->payload)
+			if (ring_ent_init(&e->hdr, &e->payload, e->iov, PAYLOAD_SZ) != 0)
 				return -ENOMEM;
-			memset(e->hdr, 0, 4096);
-			e->iov[0] = (struct iovec){e->hdr, sizeof(*e->hdr)};
-			e->iov[1] = (struct iovec){e->payload, PAYLOAD_SZ};
 		}
 		if (pthread_create(&qs[i].th, NULL, ring_thread, &qs[i]) != 0)
 			return -EAGAIN;

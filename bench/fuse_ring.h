@@ -16,9 +16,11 @@
 #define BENCH_FUSE_RING_H
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/io_uring.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -146,6 +148,55 @@ static inline int ring_enter(struct ring *rg, unsigned wait)
 		return -errno;
 	rg->pending -= (unsigned)n < rg->pending ? (unsigned)n : rg->pending;
 	return 0;
+}
+
+/* An entry's buffers: a zeroed 4 KiB header page and a payload of
+ * payload_sz bytes, and the two iovecs REGISTER gives the kernel; 0 or
+ * -ENOMEM. */
+static inline int ring_ent_init(struct uring_req_header **hdr, char **payload, struct iovec iov[2],
+                                size_t payload_sz)
+{
+	*hdr = aligned_alloc(4096, 4096);
+	*payload = aligned_alloc(4096, payload_sz);
+	if (!*hdr || !*payload)
+		return -ENOMEM;
+	memset(*hdr, 0, 4096);
+	iov[0] = (struct iovec){*hdr, sizeof(**hdr)};
+	iov[1] = (struct iovec){*payload, payload_sz};
+	return 0;
+}
+
+/* Pin the calling thread to CPU cpu, the queue it serves (best effort). */
+static inline void ring_pin(unsigned cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Every completion the CQ holds now: serve(arg, its user_data) for each
+ * good one, in order. The first failed one stops it: its res, or -EIO for
+ * a user_data not below limit (-ENOTCONN: the connection is gone); 0
+ * otherwise. The CQ head moves past what was seen. */
+static inline int ring_reap(struct ring *rg, uint64_t limit, void (*serve)(void *, unsigned),
+                            void *arg)
+{
+	unsigned head = *rg->cq_head;
+	unsigned tail = atomic_load_explicit((_Atomic unsigned *)rg->cq_tail, memory_order_acquire);
+	int err = 0;
+
+	for (; !err && head != tail; head++) {
+		const struct io_uring_cqe *c = &rg->cqes[head & *rg->cq_mask];
+
+		if (c->res < 0 || c->user_data >= limit)
+			err = c->res < 0 ? c->res : -EIO;
+		else
+			serve(arg, (unsigned)c->user_data);
+	}
+	atomic_store_explicit((_Atomic unsigned *)rg->cq_head, head, memory_order_release);
+	return err;
 }
 
 #endif
