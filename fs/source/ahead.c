@@ -133,7 +133,6 @@ static void pop(struct walk *w)
 /* Everything dropped (the walk went elsewhere, or no credit came). */
 static void drop(struct walk *w)
 {
-	run_batch(w);
 	while (w->depth > 0)
 		pop(w);
 	run_batch(w);
