@@ -36,6 +36,7 @@ static size_t buckets;      /* a power of two */
 static size_t used;         /* tags in use */
 static uint64_t key[2];     /* of the hash, drawn at the first use */
 static atomic_bool growing; /* one growth at a time */
+static bool overflowed;     /* a tag took the place of another since the last growth */
 
 static uint64_t mix(uint64_t x)
 {
@@ -63,25 +64,76 @@ static uint64_t tag_of(const pfelf_identity *id)
 	return h ? h : 2;
 }
 
-/* The first bucket of tag t in a table of n buckets. */
-static uint64_t *bucket_of(uint64_t *tab, size_t n, uint64_t t)
+/* The two buckets tag t may live in, of a table of n buckets (from
+ * different bits of t). A tag goes to the one with more room, and the
+ * table grows at half full: then a bucket practically never overflows
+ * (with one bucket a tag and growth at three quarters, 8-way buckets
+ * overflowed often enough that a second walk of /usr/share read 3,680
+ * files again). */
+static uint64_t *bucket_of(uint64_t *tab, size_t n, uint64_t t, int which)
 {
-	return tab + ((t >> 32) & (n - 1)) * WAYS;
+	uint64_t bits = which ? t >> 40 ^ t << 7 : t >> 32;
+	return tab + (bits & (n - 1)) * WAYS;
 }
 
-/* Put tag t (with its answer bit) into tab (lock held); whether it took a
- * free place. */
-static bool put_tag(uint64_t *tab, size_t n, uint64_t t)
+/* The place of tag t (its answer bit aside) in tab, or NULL. */
+static uint64_t *find_tag(uint64_t *tab, size_t n, uint64_t t)
 {
-	uint64_t *b = bucket_of(tab, n, t);
+	for (int which = 0; which < 2; which++) {
+		uint64_t *b = bucket_of(tab, n, t, which);
+		for (size_t i = 0; i < WAYS; i++)
+			if ((b[i] & ~(uint64_t)1) == (t & ~(uint64_t)1))
+				return &b[i];
+	}
+	return NULL;
+}
+
+/* The first free place of bucket b, and how many are free. */
+static uint64_t *free_place(uint64_t *b, size_t *nfree)
+{
+	uint64_t *first = NULL;
+	*nfree = 0;
 	for (size_t i = 0; i < WAYS; i++)
-		if ((b[i] & ~(uint64_t)1) == (t & ~(uint64_t)1) || !b[i]) {
-			bool fresh = !b[i];
-			b[i] = t;
-			return fresh;
+		if (!b[i]) {
+			(*nfree)++;
+			first = first ? first : &b[i];
 		}
-	b[(t >> 8) % WAYS] = t; /* full: forget one */
-	return false;
+	return first;
+}
+
+/* Put tag t (with its answer bit) into tab (lock held): 1 when it took a
+ * free place, 0 when it was there already, -1 when both buckets were full
+ * and it took the place of another. */
+static int put_tag(uint64_t *tab, size_t n, uint64_t t)
+{
+	uint64_t *at = find_tag(tab, n, t);
+	if (at) {
+		*at = t;
+		return 0;
+	}
+	size_t f0, f1;
+	uint64_t *p0 = free_place(bucket_of(tab, n, t, 0), &f0);
+	uint64_t *p1 = free_place(bucket_of(tab, n, t, 1), &f1);
+	at = f1 > f0 ? p1 : p0;
+	if (at) {
+		*at = t;
+		return 1;
+	}
+	bucket_of(tab, n, t, (int)(t >> 8 & 1))[(t >> 9) % WAYS] = t; /* full: forget one */
+	return -1;
+}
+
+/* The table's first size: FIRST_TAGS, or ELFFS_PROBE_CACHE_FIRST (a power
+ * of two from WAYS to FIRST_TAGS: the tests make the table grow with a
+ * small tree). */
+static size_t first_tags(void)
+{
+	const char *env = getenv("ELFFS_PROBE_CACHE_FIRST");
+	char *end;
+	unsigned long n = env ? strtoul(env, &end, 10) : 0;
+	if (!env || !*env || *end || n < WAYS || n > FIRST_TAGS || (n & (n - 1)))
+		return FIRST_TAGS;
+	return n;
 }
 
 static bool cache_start(void)
@@ -94,8 +146,9 @@ static bool cache_start(void)
 		key[0] = mix((uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32);
 		key[1] = mix(key[0] ^ (uint64_t)(uintptr_t)&ts);
 	}
-	tags = calloc(FIRST_TAGS, sizeof(*tags));
-	buckets = tags ? FIRST_TAGS / WAYS : 0;
+	size_t first = first_tags();
+	tags = calloc(first, sizeof(*tags));
+	buckets = tags ? first / WAYS : 0;
 	return tags != NULL;
 }
 
@@ -105,23 +158,22 @@ static int cache_get(const pfelf_identity *id)
 	int ret = -1;
 	pthread_mutex_lock(&lock);
 	if (tags) {
-		uint64_t t = tag_of(id);
-		uint64_t *b = bucket_of(tags, buckets, t);
-		for (size_t i = 0; i < WAYS && ret < 0; i++)
-			if ((b[i] & ~(uint64_t)1) == t)
-				ret = (int)(b[i] & 1);
+		uint64_t *at = find_tag(tags, buckets, tag_of(id));
+		if (at)
+			ret = (int)(*at & 1);
 	}
 	pthread_mutex_unlock(&lock);
 	return ret;
 }
 
-/* Double the table when it is more than three quarters full, the growth
- * reserved first (with no lock held: a reservation may evict). */
+/* Double the table when it is more than half full or a tag had
+ * to take the place of another, the growth reserved first (with no lock
+ * held: a reservation may evict). */
 static void cache_grow(void)
 {
 	pthread_mutex_lock(&lock);
 	size_t n = buckets;
-	bool want = n && used > n * WAYS / 4 * 3 && n * WAYS < PROBE_CACHE_MAX_TAGS;
+	bool want = n && (used > n * WAYS / 2 || overflowed) && n * WAYS < PROBE_CACHE_MAX_TAGS;
 	pthread_mutex_unlock(&lock);
 	if (!want || atomic_exchange(&growing, true))
 		return;
@@ -135,11 +187,12 @@ static void cache_grow(void)
 		size_t u = 0;
 		for (size_t i = 0; i < n * WAYS; i++)
 			if (tags[i])
-				u += put_tag(tab, 2 * n, tags[i]);
+				u += put_tag(tab, 2 * n, tags[i]) > 0;
 		free(tags);
 		tags = tab;
 		buckets = 2 * n;
 		used = u;
+		overflowed = false;
 		pthread_mutex_unlock(&lock);
 	}
 	atomic_store(&growing, false);
@@ -148,8 +201,11 @@ static void cache_grow(void)
 static void cache_put(const pfelf_identity *id, bool elf)
 {
 	pthread_mutex_lock(&lock);
-	if (cache_start())
-		used += put_tag(tags, buckets, tag_of(id) | (elf ? 1 : 0));
+	if (cache_start()) {
+		int put = put_tag(tags, buckets, tag_of(id) | (elf ? 1 : 0));
+		used += put > 0;
+		overflowed |= put < 0;
+	}
 	pthread_mutex_unlock(&lock);
 	cache_grow();
 }

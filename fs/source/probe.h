@@ -6,9 +6,11 @@
  *
  * Magic answers are kept by file identity (dev, ino, size, mtime, ctime):
  * a set-associative table of 8-byte tags (a keyed hash of the identity,
- * one bit of it the answer), 8 to a 64-byte bucket, that grows from 64 Ki
- * tags (512 KiB) by doubling up to PROBE_CACHE_MAX_TAGS while it is more
- * than three quarters full, each growth reserved in the memory budget
+ * one bit of it the answer), 8 to a 64-byte bucket, each tag in the
+ * emptier of its two buckets. It grows from 64 Ki tags (512 KiB; the
+ * first size ELFFS_PROBE_CACHE_FIRST, a knob of the tests) by doubling up
+ * to PROBE_CACHE_MAX_TAGS while it is more than half full or a tag found
+ * both its buckets full, each growth reserved in the memory budget
  * (MB_LISTINGS; refused: it stays as it is). Past that, a full bucket
  * forgets one of its tags (that file is read again when next listed).
  *
@@ -45,7 +47,7 @@
 #define PROBE_ALONE_NS       200000ULL  /* 0.2 ms */
 #define PROBE_IDLE_S         10         /* an idle helper ends after this */
 #define PROBE_READS_MAX      64         /* magic reads submitted together */
-#define PROBE_CACHE_MAX_TAGS (1u << 22) /* 4 Mi known files: 32 MiB */
+#define PROBE_CACHE_MAX_TAGS (1u << 22) /* 32 MiB: 2 Mi known files at half full */
 
 /*
  * Kind of entry name of directory dirfd whose lstat is st: NK_DIR,

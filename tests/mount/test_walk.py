@@ -21,6 +21,11 @@ shows must be what one look at each entry gives:
    ahead works); none of a directory that others may not list (mode
    0700); none with ELFFS_PROBE_AHEAD=0. A walk of the tree then lists
    exactly what one look at each entry gives.
+ - kept: what a walk learned is kept. A tree of 6,001 files on a
+   strictatime tmpfs, with the cache of magic answers starting at 64
+   tags (ELFFS_PROBE_CACHE_FIRST) so that it grows many times: a first
+   walk reads every file, a second one (past the 1 s timeout, so that the
+   listings are taken again) reads none.
  - hung: the same directory with one more entry, a regular file
    bind-mounted from a second elffs whose daemon is stopped (SIGSTOP). The
    listing answers without it (the file cannot be read), and its other
@@ -29,7 +34,7 @@ shows must be what one look at each entry gives:
    continues the stopped daemon and aborts the mount if a listing hangs:
    the test then fails instead of hanging.
 
-usage: test_walk.py [mixed|ahead|hung ...]   (default: all)
+usage: test_walk.py [mixed|ahead|kept|hung ...]   (default: all)
 """
 
 import os
@@ -247,10 +252,7 @@ def ahead(ck, args, tag):
     tmp = tempfile.mkdtemp(prefix="elffs-walk-ahead-")
     src = os.path.join(tmp, "src")
     os.makedirs(src)
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "strictatime,size=64m", "tmpfs", src],
-                         capture_output=True, text=True)
-    if res.returncode != 0:
-        ck.fail(f"{tag}: cannot mount a tmpfs (root needed): {res.stderr.strip()}")
+    if not strict_tmpfs(ck, tag, src):
         shutil.rmtree(tmp, ignore_errors=True)
         return
     try:
@@ -273,12 +275,79 @@ def ahead(ck, args, tag):
                         ck.eq(got.get("private", 0), 0, f"{tag}: files of private/ read ahead")
                     else:
                         ck.eq(sum(got.values()), 0, f"{tag}: files read with the look ahead off")
-                    for top, dirs, _ in os.walk(src):
-                        rel = os.path.relpath(top, src)
-                        got_l = listed(ck, os.path.join(m.path, rel), tag)
-                        same(ck, got_l, expected(top), f"{tag}: walk, {rel}")
+                    walk_listed(ck, m.path, expectations(src), f"{tag}: walk")
             finally:
                 os.environ.pop("ELFFS_PROBE_AHEAD", None)
+    finally:
+        subprocess.run(["umount", "-l", src], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def strict_tmpfs(ck, tag, src):
+    """Mount a strictatime tmpfs on src: whether it worked."""
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "strictatime,size=64m", "tmpfs", src],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        ck.fail(f"{tag}: cannot mount a tmpfs (root needed): {res.stderr.strip()}")
+    return res.returncode == 0
+
+
+def atimes(src):
+    """{path: atime in ns} of the regular files below src."""
+    return {os.path.join(top, f): os.stat(os.path.join(top, f)).st_atime_ns
+            for top, _, files in os.walk(src) for f in files}
+
+
+def expectations(src):
+    """{relative directory: expected(it)} of every directory of src (this
+    reads the files: before any atime is taken)."""
+    return {os.path.relpath(top, src): expected(top) for top, _, _ in os.walk(src)}
+
+
+def walk_listed(ck, mnt, want, tag):
+    for rel, w in want.items():
+        same(ck, listed(ck, os.path.join(mnt, rel), tag), w, f"{tag}, {rel}")
+
+
+def kept(ck, args, tag):
+    tmp = tempfile.mkdtemp(prefix="elffs-walk-kept-")
+    src = os.path.join(tmp, "src")
+    os.makedirs(src)
+    if not strict_tmpfs(ck, tag, src):
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    exe = open(fixture("exec"), "rb").read()
+    try:
+        for d in range(8):
+            sub = os.path.join(src, f"d{d}")
+            os.makedirs(sub)
+            for i in range(750):
+                with open(os.path.join(sub, f"t{i:03d}"), "wb") as f:
+                    f.write(b"text %d %d\n" % (d, i))
+        with open(os.path.join(src, "d0", "prog"), "wb") as f:
+            f.write(exe)
+        want = expectations(src)
+        before = atimes(src)
+        os.environ["ELFFS_PROBE_CACHE_FIRST"] = "64"
+        os.environ["ELFFS_PROBE_AHEAD"] = "0"
+        try:
+            with Mount(ck, src, args + ["-o", "buildid=off"]) as m:
+                walk_listed(ck, m.path, want, f"{tag}: first walk")
+                first = atimes(src)
+                unread = [p for p in before if first[p] == before[p]]
+                ck.eq(unread, [], f"{tag}: files the first walk did not read")
+                time.sleep(1.2)  # past the timeout: the listings are taken again
+                walk_listed(ck, m.path, want, f"{tag}: second walk")
+                # the text files only: the daemon reads an ELF file's
+                # header again when it opens its view
+                again = [p for p, t in atimes(src).items()
+                         if t != first[p] and os.path.basename(p) != "prog"]
+                print(f"{tag}: files read: first walk {len(before) - len(unread)}, "
+                      f"second walk {len(again)}", flush=True)
+                ck.eq(len(again), 0, f"{tag}: files the second walk read again ({again[:5]})")
+        finally:
+            os.environ.pop("ELFFS_PROBE_CACHE_FIRST", None)
+            os.environ.pop("ELFFS_PROBE_AHEAD", None)
     finally:
         subprocess.run(["umount", "-l", src], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -347,11 +416,12 @@ def hung_body(ck, args, tag, im, src, d, want):
 
 def main():
     require_fuse()
-    what = sys.argv[1:] or ["mixed", "ahead", "hung"]
+    what = sys.argv[1:] or ["mixed", "ahead", "kept", "hung"]
     ck = Checker("walk")
     for w in what:
         for args, tag in (([], "multi"), (["-s"], "single")):
-            {"mixed": mixed, "ahead": ahead, "hung": hung}[w](ck, args, f"{w} {tag}")
+            {"mixed": mixed, "ahead": ahead, "kept": kept, "hung": hung}[w](ck, args,
+                                                                            f"{w} {tag}")
     ck.finish()
 
 
