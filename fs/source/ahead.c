@@ -290,8 +290,8 @@ void ahead_listed(int fd, const struct stat *st)
 		pthread_mutex_unlock(&ah.mu);
 		return;
 	}
-	ah.credit =
-	        ah.credit + AHEAD_WINDOW > AHEAD_CREDIT ? AHEAD_CREDIT : ah.credit + AHEAD_WINDOW;
+	size_t had = ah.credit;
+	ah.credit = had + AHEAD_WINDOW > AHEAD_CREDIT ? AHEAD_CREDIT : had + AHEAD_WINDOW;
 	bool hit = mark(key, LISTED) & VISITED; /* the look ahead was there */
 	ah.misses = hit ? 0 : ah.misses + 1;
 	bool idle = !ah.running || !ah.walking || ah.misses >= AHEAD_MISSES;
@@ -305,7 +305,11 @@ void ahead_listed(int fd, const struct stat *st)
 		ah.misses = 0;
 		mark(key, VISITED);
 	}
-	run();
-	pthread_cond_signal(&ah.more);
+	/* the thread is woken only when it has something to do: a start, or
+	 * credit while it waits below one (a second walk wakes nothing) */
+	if (dup >= 0)
+		run();
+	if (dup >= 0 || (ah.walking && had == 0))
+		pthread_cond_signal(&ah.more);
 	pthread_mutex_unlock(&ah.mu);
 }

@@ -826,20 +826,30 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 	pthread_mutex_unlock(&pool.mu);
 	/* Alone while the entries answer from the caches; the helpers once
 	 * they take longer (they wait for the disk): a warm listing pays no
-	 * hand-over, a cold one has as many reads in flight as helpers. */
+	 * hand-over, a cold one has as many reads in flight as helpers. Warm
+	 * is PROBE_WARM_ENTRIES or more done in each PROBE_ALONE_NS: a big
+	 * warm directory wakes no helper either (they would only wait for
+	 * each other's locks). */
 	uint64_t start = elffs_now_ns();
+	size_t since = 0;
 	bool woken = b->n < 2 || !pool.helpers;
 	size_t i;
 	while ((i = atomic_fetch_add(&b->take, 1)) < b->n) {
 		step(b, i, false);
-		if (!woken && i + 1 < b->n && elffs_now_ns() - start >= PROBE_ALONE_NS) {
-			size_t left = b->n - i - 1;
-			woken = true;
-			pthread_mutex_lock(&pool.mu);
-			offer(b);
-			wake_helpers(left < pool.helpers ? left : pool.helpers);
-			pthread_mutex_unlock(&pool.mu);
+		since++;
+		if (woken || i + 1 >= b->n || elffs_now_ns() - start < PROBE_ALONE_NS)
+			continue;
+		if (since >= PROBE_WARM_ENTRIES) { /* warm: alone for one more while */
+			start = elffs_now_ns();
+			since = 0;
+			continue;
 		}
+		size_t left = b->n - i - 1;
+		woken = true;
+		pthread_mutex_lock(&pool.mu);
+		offer(b);
+		wake_helpers(left < pool.helpers ? left : pool.helpers);
+		pthread_mutex_unlock(&pool.mu);
 	}
 	pthread_mutex_lock(&pool.mu);
 	bool read = false;

@@ -18,7 +18,8 @@
  * listing's own thread and, once it has worked PROBE_ALONE_NS on them
  * without finishing (the entries wait for the disk), up to PROBE_HELPERS
  * helper threads take its entries one at a time (lstat, then the magic of
- * a regular file not known yet): a warm listing pays no hand-over. With
+ * a regular file not known yet): a warm listing pays no hand-over (warm:
+ * PROBE_WARM_ENTRIES or more answered in each PROBE_ALONE_NS). With
  * liburing, the regular files of the directory's device not known yet
  * wait until every lstat is taken, then the listing's thread opens up to
  * PROBE_READS_MAX (a 16th of RLIMIT_NOFILE) and submits their reads in one
@@ -45,6 +46,7 @@
 #define PROBE_HELPERS_MAX    16         /* ... at most (ELFFS_PROBE_HELPERS, a knob of bench/) */
 #define PROBE_THREADS_MAX    24         /* helpers alive, those stuck included */
 #define PROBE_ALONE_NS       200000ULL  /* 0.2 ms */
+#define PROBE_WARM_ENTRIES   40         /* ... done in which the listing stays alone (5 us each) */
 #define PROBE_IDLE_S         10         /* an idle helper ends after this */
 #define PROBE_READS_MAX      64         /* magic reads submitted together */
 #define PROBE_CACHE_MAX_TAGS (1u << 22) /* 32 MiB: 2 Mi known files at half full */
