@@ -13,8 +13,9 @@ daemon can (root: the default here) and through the daemon under
 pie with a 17 MiB section added by objcopy (over -o direct_io=auto's
 16 MiB: direct I/O there).
 
-Mounts: the default, -o direct_io=off, auto and on, -o passthrough=off. Every use must work
-under every policy, shared mappings included: under direct I/O (on, and
+Mounts: the default (direct_io=off), -o direct_io=auto and on, -o passthrough=off; and
+-o direct_io=off spelled out, the default's own options, where only the big
+section's page cache is checked. Every use must work under every policy, shared mappings included: under direct I/O (on, and
 auto for the big file) the daemon answers FUSE_DIRECT_IO_ALLOW_MMAP at INIT
 (fs/ops/initext.c) and the kernel maps the file MAP_SHARED; on a kernel older
 than 6.6, which cannot, the mapping must fail with ENODEV and nothing else.
@@ -42,9 +43,11 @@ BIG = "big.elf"
 BIG_SECTION = ".big"
 BIG_SIZE = 17 << 20
 AUTO_MIN = 16 << 20
-MODES = [("default", []), ("direct_io=off", ["-o", "direct_io=off"]),
-         ("direct_io=auto", ["-o", "direct_io=auto"]), ("direct_io=on", ["-o", "direct_io=on"]),
-         ("passthrough=off", ["-o", "passthrough=off"])]
+MODES = [("default", []), ("direct_io=auto", ["-o", "direct_io=auto"]),
+         ("direct_io=on", ["-o", "direct_io=on"]), ("passthrough=off", ["-o", "passthrough=off"])]
+# the default's policy spelled out: the same options as "default", so only
+# the policy's effect (the page cache) is checked, not every tool again
+SPELLED = ("direct_io=off", ["-o", "direct_io=off"])
 SMALL = 1 << 16  # xxd and objdump only on files up to this size
 # FUSE_DIRECT_IO_ALLOW_MMAP (then called FUSE_DIRECT_IO_RELAX) came with 6.6
 KERNEL = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
@@ -364,6 +367,12 @@ def main():
                     check_gdb(ck, mode, os.path.join(top, "exec"), os.path.join(m.path, "exec"))
                     check_gdb_elf(ck, mode, os.path.join(top, "exec"), os.path.join(m.path, "exec"))
                 ck.count("mounts")
+            mode, args = SPELLED
+            with Mount(ck, top, args) as m:
+                bigsec = "sections/" + BIG_SECTION
+                check_both_ways(ck, mode, os.path.join(m.path, BIG, bigsec),
+                                dict(src.files[BIG])[bigsec], direct_expected(mode, BIG_SIZE))
+            ck.count("mounts")
             check_blksize(ck, src)
         except MountError as e:
             ck.fail(f"mount: {e}")
