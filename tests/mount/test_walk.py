@@ -37,6 +37,7 @@ shows must be what one look at each entry gives:
 usage: test_walk.py [mixed|ahead|kept|hung ...]   (default: all)
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -249,47 +250,54 @@ def settled_reads(src, limit=30.0):
 
 
 def ahead(ck, args, tag):
-    tmp = tempfile.mkdtemp(prefix="elffs-walk-ahead-")
+    with strict_source(ck, tag, "elffs-walk-ahead-") as src:
+        if src:
+            ahead_in(ck, args, tag, src)
+
+
+def ahead_in(ck, args, tag, src):
+    ahead_tree(src)
+    for on in (True, False):
+        old_atimes(src)
+        if not on:
+            os.environ["ELFFS_PROBE_AHEAD"] = "0"
+        try:
+            with Mount(ck, src, args + ["-o", "buildid=off"]) as m:
+                os.listdir(m.path)
+                got = settled_reads(src)
+                print(f"{tag}: look ahead {'on' if on else 'off'}: files read {got}",
+                      flush=True)
+                if on:
+                    below = got.get("a", 0) + got.get("z", 0)
+                    ck.ok(0 < below <= AHEAD_WINDOW,
+                          f"{tag}: files read ahead after one listing: {got} "
+                          f"(want 1 to {AHEAD_WINDOW})")
+                    ck.eq(got.get("private", 0), 0, f"{tag}: files of private/ read ahead")
+                else:
+                    ck.eq(sum(got.values()), 0, f"{tag}: files read with the look ahead off")
+                walk_listed(ck, m.path, expectations(src), f"{tag}: walk")
+        finally:
+            os.environ.pop("ELFFS_PROBE_AHEAD", None)
+
+
+@contextlib.contextmanager
+def strict_source(ck, tag, prefix):
+    """A new directory with a strictatime tmpfs on it (a file's atime tells
+    whether the daemon read it), or None when it cannot be mounted (a
+    failure); unmounted and removed after."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
     src = os.path.join(tmp, "src")
     os.makedirs(src)
-    if not strict_tmpfs(ck, tag, src):
-        shutil.rmtree(tmp, ignore_errors=True)
-        return
-    try:
-        ahead_tree(src)
-        for on in (True, False):
-            old_atimes(src)
-            if not on:
-                os.environ["ELFFS_PROBE_AHEAD"] = "0"
-            try:
-                with Mount(ck, src, args + ["-o", "buildid=off"]) as m:
-                    os.listdir(m.path)
-                    got = settled_reads(src)
-                    print(f"{tag}: look ahead {'on' if on else 'off'}: files read {got}",
-                          flush=True)
-                    if on:
-                        below = got.get("a", 0) + got.get("z", 0)
-                        ck.ok(0 < below <= AHEAD_WINDOW,
-                              f"{tag}: files read ahead after one listing: {got} "
-                              f"(want 1 to {AHEAD_WINDOW})")
-                        ck.eq(got.get("private", 0), 0, f"{tag}: files of private/ read ahead")
-                    else:
-                        ck.eq(sum(got.values()), 0, f"{tag}: files read with the look ahead off")
-                    walk_listed(ck, m.path, expectations(src), f"{tag}: walk")
-            finally:
-                os.environ.pop("ELFFS_PROBE_AHEAD", None)
-    finally:
-        subprocess.run(["umount", "-l", src], capture_output=True)
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def strict_tmpfs(ck, tag, src):
-    """Mount a strictatime tmpfs on src: whether it worked."""
     res = subprocess.run(["mount", "-t", "tmpfs", "-o", "strictatime,size=64m", "tmpfs", src],
                          capture_output=True, text=True)
     if res.returncode != 0:
         ck.fail(f"{tag}: cannot mount a tmpfs (root needed): {res.stderr.strip()}")
-    return res.returncode == 0
+    try:
+        yield src if res.returncode == 0 else None
+    finally:
+        if res.returncode == 0:
+            subprocess.run(["umount", "-l", src], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def atimes(src):
@@ -309,48 +317,48 @@ def walk_listed(ck, mnt, want, tag):
         same(ck, listed(ck, os.path.join(mnt, rel), tag), w, f"{tag}, {rel}")
 
 
+def kept_tree(src):
+    """8 directories of 750 text files, and one ELF file."""
+    for d in range(8):
+        sub = os.path.join(src, f"d{d}")
+        os.makedirs(sub)
+        for i in range(750):
+            with open(os.path.join(sub, f"t{i:03d}"), "wb") as f:
+                f.write(b"text %d %d\n" % (d, i))
+    shutil.copy(fixture("exec"), os.path.join(src, "d0", "prog"))
+
+
 def kept(ck, args, tag):
-    tmp = tempfile.mkdtemp(prefix="elffs-walk-kept-")
-    src = os.path.join(tmp, "src")
-    os.makedirs(src)
-    if not strict_tmpfs(ck, tag, src):
-        shutil.rmtree(tmp, ignore_errors=True)
-        return
-    exe = open(fixture("exec"), "rb").read()
-    try:
-        for d in range(8):
-            sub = os.path.join(src, f"d{d}")
-            os.makedirs(sub)
-            for i in range(750):
-                with open(os.path.join(sub, f"t{i:03d}"), "wb") as f:
-                    f.write(b"text %d %d\n" % (d, i))
-        with open(os.path.join(src, "d0", "prog"), "wb") as f:
-            f.write(exe)
+    with strict_source(ck, tag, "elffs-walk-kept-") as src:
+        if not src:
+            return
+        kept_tree(src)
         want = expectations(src)
         before = atimes(src)
         os.environ["ELFFS_PROBE_CACHE_FIRST"] = "64"
         os.environ["ELFFS_PROBE_AHEAD"] = "0"
         try:
             with Mount(ck, src, args + ["-o", "buildid=off"]) as m:
-                walk_listed(ck, m.path, want, f"{tag}: first walk")
-                first = atimes(src)
-                unread = [p for p in before if first[p] == before[p]]
-                ck.eq(unread, [], f"{tag}: files the first walk did not read")
-                time.sleep(1.2)  # past the timeout: the listings are taken again
-                walk_listed(ck, m.path, want, f"{tag}: second walk")
-                # the text files only: the daemon reads an ELF file's
-                # header again when it opens its view
-                again = [p for p, t in atimes(src).items()
-                         if t != first[p] and os.path.basename(p) != "prog"]
-                print(f"{tag}: files read: first walk {len(before) - len(unread)}, "
-                      f"second walk {len(again)}", flush=True)
-                ck.eq(len(again), 0, f"{tag}: files the second walk read again ({again[:5]})")
+                kept_walks(ck, tag, m.path, src, want, before)
         finally:
             os.environ.pop("ELFFS_PROBE_CACHE_FIRST", None)
             os.environ.pop("ELFFS_PROBE_AHEAD", None)
-    finally:
-        subprocess.run(["umount", "-l", src], capture_output=True)
-        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def kept_walks(ck, tag, mnt, src, want, before):
+    walk_listed(ck, mnt, want, f"{tag}: first walk")
+    first = atimes(src)
+    unread = [p for p in before if first[p] == before[p]]
+    ck.eq(unread, [], f"{tag}: files the first walk did not read")
+    time.sleep(1.2)  # past the timeout: the listings are taken again
+    walk_listed(ck, mnt, want, f"{tag}: second walk")
+    # the text files only: the daemon reads an ELF file's header again
+    # when it opens its view
+    again = [p for p, t in atimes(src).items()
+             if t != first[p] and os.path.basename(p) != "prog"]
+    print(f"{tag}: files read: first walk {len(before) - len(unread)}, "
+          f"second walk {len(again)}", flush=True)
+    ck.eq(len(again), 0, f"{tag}: files the second walk read again ({again[:5]})")
 
 
 def hung(ck, args, tag):
