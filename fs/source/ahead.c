@@ -307,7 +307,7 @@ void ahead_listed(int fd, const struct stat *st)
 	}
 	/* the thread is woken only when it has something to do: a start, or
 	 * credit while it waits below one (a second walk wakes nothing) */
-	if (dup >= 0)
+	if (dup >= 0 || (!ah.running && ah.start_fd >= 0)) /* or a start not taken yet */
 		run();
 	if (dup >= 0 || (ah.walking && had == 0))
 		pthread_cond_signal(&ah.more);

@@ -72,6 +72,7 @@ static uint64_t tag_of(const pfelf_identity *id)
  * files again). */
 static uint64_t *bucket_of(uint64_t *tab, size_t n, uint64_t t, int which)
 {
+	t &= ~(uint64_t)1; /* not the answer: a tag and its lookup key agree */
 	uint64_t bits = which ? t >> 40 ^ t << 7 : t >> 32;
 	return tab + (bits & (n - 1)) * WAYS;
 }
@@ -182,19 +183,30 @@ static void cache_grow(void)
 	if (membudget_reserve(MB_LISTINGS, bytes, bytes, CACHE_WHAT) == 0 &&
 	    !(tab = calloc(2 * n * WAYS, sizeof(*tab))))
 		membudget_release(MB_LISTINGS, bytes);
-	if (tab) {
+	pthread_mutex_lock(&lock);
+	if (tab && buckets != n) { /* another growth came between: this one is late */
+		pthread_mutex_unlock(&lock);
+		free(tab);
+		membudget_release(MB_LISTINGS, bytes);
+		tab = NULL;
 		pthread_mutex_lock(&lock);
+	}
+	if (tab) {
 		size_t u = 0;
+		bool over = false;
 		for (size_t i = 0; i < n * WAYS; i++)
-			if (tags[i])
-				u += put_tag(tab, 2 * n, tags[i]) > 0;
+			if (tags[i]) {
+				int put = put_tag(tab, 2 * n, tags[i]);
+				u += put > 0;
+				over |= put < 0;
+			}
 		free(tags);
 		tags = tab;
 		buckets = 2 * n;
 		used = u;
-		overflowed = false;
-		pthread_mutex_unlock(&lock);
+		overflowed = over;
 	}
+	pthread_mutex_unlock(&lock);
 	atomic_store(&growing, false);
 }
 
@@ -837,10 +849,14 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 	while ((i = atomic_fetch_add(&b->take, 1)) < b->n) {
 		step(b, i, false);
 		since++;
-		if (woken || i + 1 >= b->n || elffs_now_ns() - start < PROBE_ALONE_NS)
+		if (woken || i + 1 >= b->n)
 			continue;
-		if (since >= PROBE_WARM_ENTRIES) { /* warm: alone for one more while */
-			start = elffs_now_ns();
+		uint64_t now = elffs_now_ns();
+		if (now - start < PROBE_ALONE_NS)
+			continue;
+		/* a rate, not a count: one slow entry after fast ones is slow */
+		if ((uint64_t)since * PROBE_ALONE_NS >= PROBE_WARM_ENTRIES * (now - start)) {
+			start = now; /* warm: alone for one more while */
 			since = 0;
 			continue;
 		}
