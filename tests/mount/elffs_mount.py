@@ -107,6 +107,17 @@ NOBODY = 65534
 NOGROUP = 65534
 
 
+def drop_caches(times=1, settle=0.0):
+    """echo 2 > /proc/sys/vm/drop_caches (root): the kernel drops the
+    dentries and inodes nobody uses, and sends the daemon FORGETs for
+    them; times over, settle seconds after each."""
+    for _ in range(times):
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("2\n")
+        if settle:
+            time.sleep(settle)
+
+
 def as_nobody(fn):
     """Run fn() in a child as nobody (no supplementary groups): 0 when it
     returns True, 255 when it returns False, the errno of an OSError it

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, MountError, fixtures_dir, require_fuse
+from elffs_mount import Checker, Mount, MountError, drop_caches, fixtures_dir, require_fuse
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -100,13 +100,6 @@ def drops():
     return None
 
 
-def drop_caches(times=1):
-    for _ in range(times):
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("2\n")
-        time.sleep(1.5)
-
-
 def listing(top):
     """Every path below top, as `find` sees them (d_type, no stat)."""
     out, stack = [], [top]
@@ -124,7 +117,7 @@ def warm_up(mnt):
     exist before the start is taken."""
     for p in listing(os.path.join(mnt, "d000")):
         os.lstat(p)
-    drop_caches(2)
+    drop_caches(2, settle=1.5)
 
 
 def walk(mnt, pid):
@@ -162,7 +155,7 @@ def report(fig):
 
 
 def check_forgets(ck, pid, fig):
-    drop_caches(3)
+    drop_caches(3, settle=1.5)
     after = status(pid)["RssAnon"]
     sample = list(zip(fig["paths"], fig["inos"]))[::DROP_SAMPLE]
     renumbered = sum(1 for p, i in sample if os.lstat(p).st_ino != i)

@@ -42,8 +42,8 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import (Checker, Mount, MountError, as_nobody, fixture, mode_option,
-                         require_fuse)
+from elffs_mount import (Checker, Mount, MountError, as_nobody, drop_caches, fixture,
+                         mode_option, require_fuse)
 
 BIG_SIZE = 24 << 20
 SHRINK_TO = 64 << 10
@@ -216,18 +216,27 @@ def check_fallback(ck, top):
     not passed through: it opens, and reads EIO as the daemon's path answers
     a changed file (in passthrough it would read the new bytes). A second
     open while the first is held opens too (the kernel would refuse a
-    passthrough open beside it: EIO at open)."""
+    passthrough open beside it: EIO at open). The kernel's caches are
+    dropped after the change, with a/info held open: the node of a/ and
+    its view must stay (without the open file, a lookup after the kernel
+    forgot them sees the new file, which passes through: that is how this
+    check once failed on a loaded machine)."""
     src = os.path.join(top, "fb")
     os.makedirs(src)
     shutil.copy(fixture("exec"), os.path.join(src, "a"))
     with Mount(ck, src, ["-o", "timeout=1000,passthrough=auto"]) as m:
         elf = os.path.join(m.path, "a", "elf")
         ck.eq(read_all(elf)[:4], b"\x7fELF", "fallback: first read")
+        # a/info held open keeps the node of a/ and its view: else the
+        # kernel may forget them (memory pressure; the drop below does it
+        # on purpose), and a new lookup would see the new file
+        held = os.open(os.path.join(m.path, "a", "info"), os.O_RDONLY)
         with open(os.path.join(src, "a"), "r+b") as f:
             f.seek(64)
             b = f.read(1)
             f.seek(64)
             f.write(bytes([b[0] ^ 0xFF]))
+        drop_caches()
         fds = []
         try:
             for i in range(2):
@@ -237,7 +246,7 @@ def check_fallback(ck, top):
         except OSError as e:
             ck.fail(f"fallback: open {len(fds) + 1}: {e}")
         finally:
-            for fd in fds:
+            for fd in fds + [held]:
                 os.close(fd)
         ck.ok(m.alive(), "fallback: daemon died")
 

@@ -46,8 +46,8 @@ import threading
 import time
 
 import elf_oracle as oracle
-from elffs_mount import (Checker, Mount, MountError, daemon_status, fixture, mount_entry,
-                         require_fuse, run_mounted, wait_for)
+from elffs_mount import (Checker, Mount, MountError, daemon_status, drop_caches, fixture,
+                         mount_entry, require_fuse, run_mounted, wait_for)
 
 USERS = ["elffs_t1", "elffs_t2"]
 GROUP = "elffs_tg"
@@ -496,11 +496,6 @@ def check_forced_options(ck, src):
 
 def status_kb(pid, key):
     return daemon_status(pid).get(key, -1024) // 1024
-
-
-def drop_caches():
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("2")
 
 
 def fd_count(pid):
