@@ -31,8 +31,8 @@ import threading
 import time
 
 import elf_oracle as oracle
-from elffs_mount import (Checker, Mount, MountError, daemon_ended, fixture, fixtures_dir,
-                         mount_entry, require_fuse)
+from elffs_mount import (Checker, Mount, MountError, daemon_ended, drop_caches, fixture,
+                         fixtures_dir, mount_entry, require_fuse)
 from test_hostile import Walker
 
 LIB_DIR = "/usr/lib/x86_64-linux-gnu"
@@ -192,8 +192,7 @@ def looker(ck, w, files, stats, stop, seed):
 def dropper(stats, stop):
     while not stop.wait(0.5):
         try:
-            with open("/proc/sys/vm/drop_caches", "w") as f:
-                f.write("2")
+            drop_caches()
             stats["drops"] += 1
         except OSError as e:
             print(f"NOTE: cannot drop caches: {e.strerror}", flush=True)
