@@ -16,6 +16,18 @@ Trees: /usr/share (ELFFS_BENCH_SHARE picks another), and a generated tree
 in directories of 1,000: 1 in 100 a 64-byte ELF header, the rest 200-byte
 text files. A lever: the same first walk without the look ahead of the
 walk (ELFFS_PROBE_AHEAD=0, fs/source/ahead.c).
+
+Two floors, in the same run, say what the SPEC's rules leave on this
+machine (docs/benchmarks.md, "The floors of a walk"):
+
+ - first walk: the I/O no first walk can skip, outside FUSE: the source's
+   cold `find` piped into `readbench heads 16`, which reads the first
+   64 bytes of every regular file (a file that is not ELF is left out, so
+   each is read) while find still lists;
+ - second walk: the bare FUSE server bench/treeceiling (readdirplus, 1 s
+   timeouts, 10 threads) showing as many directories and entries as the
+   mount, walked twice by the same find, the second timed: what FUSE alone
+   costs to revalidate that many entries after the timeout.
 """
 import os
 import shutil
@@ -24,7 +36,7 @@ import subprocess
 import time
 
 import mounts
-from benchlib import add_lever, add_row, log, median
+from benchlib import add_lever, add_row, kv, log, median
 
 SHARE = "/usr/share"
 GEN_FILES = 1000000
@@ -39,14 +51,45 @@ def _drop():
         f.write("3\n")
 
 
-def _find(path):
-    """Seconds and lines of one find walk."""
+def _find(path, dirs=False):
+    """Seconds and lines of one find walk (and its directories: dirs)."""
     t0 = time.perf_counter()
     res = subprocess.run(["find", path, "-printf", "%y %s %m %i\n"], capture_output=True)
     secs = time.perf_counter() - t0
     if res.returncode not in (0, 1):
         raise RuntimeError("find %s failed: %s" % (path, res.stderr[-500:]))
-    return secs, res.stdout.count(b"\n")
+    lines = res.stdout.count(b"\n")
+    if dirs:
+        return secs, lines, res.stdout.count(b"\nd ") + res.stdout.startswith(b"d ")
+    return secs, lines
+
+
+def _io_floor(ctx, tree):
+    """Seconds of the first walk's own I/O outside FUSE (cold), files read."""
+    _drop()
+    t0 = time.perf_counter()
+    find = subprocess.Popen(["find", tree, "-printf", "%y %s %p\\0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    res = subprocess.run([ctx.readbench, "heads", "16"], stdin=find.stdout,
+                         capture_output=True, text=True)
+    find.stdout.close()
+    rc = find.wait()
+    secs = time.perf_counter() - t0
+    if res.returncode != 0 or rc not in (0, 1):
+        raise RuntimeError("readbench heads failed: %s" % res.stderr[-500:])
+    return secs, int(kv(res.stdout)["files"])
+
+
+def _fuse_floor(ctx, dirs, entries):
+    """Seconds of the second find walk of the bare FUSE server of that shape."""
+    files = max(1, -(-(entries - 1 - dirs) // max(dirs, 1)))
+    mnt = ctx.path("mnt-tc")
+    argv = [ctx.treeceiling, "--dirs=%d" % dirs, "--files=%d" % files, "--plus",
+            "--threads=10", mnt]
+    with mounts.FuseMount(argv, mnt, ctx.path("treeceiling-walk.log")) as m:
+        _find(m.mnt)
+        time.sleep(1.1)  # past the 1 s timeouts, as the mount's second walk
+        return _find(m.mnt)[0]
 
 
 def _elf_header(i):
@@ -79,7 +122,7 @@ def _walks(ctx, tree, env=None):
     os.environ.update(env)
     try:
         with mounts.elffs(ctx, tree, ctx.path("mnt-w")) as m:
-            mc, n_mnt = _find(m.mnt)
+            mc, n_mnt, dirs = _find(m.mnt, dirs=True)
             ms, _ = _find(m.mnt)
     finally:
         for k, v in old.items():
@@ -87,27 +130,38 @@ def _walks(ctx, tree, env=None):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return sc, sw, mc, ms, n_src, n_mnt
+    return sc, sw, mc, ms, n_src, n_mnt, dirs
 
 
 def _tree(ctx, tree, ident, label):
     runs = [[] for _ in range(4)]
-    serial = []
+    serial, io_floor, fuse_floor = [], [], []
     for r in range(ctx.runs):
         log("walk of %s, run %d/%d" % (label, r + 1, ctx.runs))
         got = _walks(ctx, tree)
         for k in range(4):
             runs[k].append(got[k])
-        n_src, n_mnt = got[4], got[5]
+        n_src, n_mnt, dirs = got[4], got[5], got[6]
         serial.append(_walks(ctx, tree, env={"ELFFS_PROBE_AHEAD": "0"})[2])
+        secs, n_read = _io_floor(ctx, tree)
+        io_floor.append(secs)
+        fuse_floor.append(_fuse_floor(ctx, dirs - 1, n_mnt))
     sc, sw, mc, ms = (median(v) for v in runs)
-    se = median(serial)
+    se, fi, ff = median(serial), median(io_floor), median(fuse_floor)
     add_row(ctx, ident + "a", "first find walk of %s, fresh mount, cold caches" % label, mc,
             "s", "source walk, cold", sc, "<= 2", mc / sc <= 2,
             note="%d entries in the mount, %d in the source; without the look ahead "
             "%.2f s" % (n_mnt, n_src, se))
     add_row(ctx, ident + "b", "second find walk of %s, same mount" % label, ms, "s",
             "source walk, warm", sw, "<= 2", ms / sw <= 2)
+    add_row(ctx, ident + "f1", "floor of the first walk of %s: its own I/O outside FUSE "
+            "(cold find + first 64 bytes of %d regular files, 16 at a time)" % (label, n_read),
+            fi, "s", "source walk, cold", sc, "(info)", None,
+            note="the mount's first walk is %.2fx this floor" % (mc / fi))
+    add_row(ctx, ident + "f2", "floor of the second walk of %s: the bare FUSE server of the "
+            "mount's shape (%d dirs, %d entries, readdirplus), second find walk"
+            % (label, dirs, n_mnt), ff, "s", "source walk, warm", sw, "(info)", None,
+            note="the mount's second walk is %.2fx this floor" % (ms / ff))
     add_lever(ctx, "look ahead (first walk of %s)" % label,
               "look ahead on (default)", mc, "s",
               "look ahead off (ELFFS_PROBE_AHEAD=0)", se)
