@@ -24,10 +24,14 @@ machine (docs/benchmarks.md, "The floors of a walk"):
    cold `find` piped into `readbench heads 16`, which reads the first
    64 bytes of every regular file (a file that is not ELF is left out, so
    each is read) while find still lists;
- - second walk: the bare FUSE server bench/treeceiling (readdirplus, 1 s
-   timeouts, 10 threads) showing as many directories and entries as the
-   mount, walked twice by the same find, the second timed: what FUSE alone
-   costs to revalidate that many entries after the timeout.
+ - second walk: the bare FUSE server bench/treemirror showing the very
+   tree the mount showed (its find's records: the same directories, names
+   and order), answered from memory, 1 s timeouts, 10 threads, every
+   listing with its attributes (READDIRPLUS_AUTO off: no LOOKUP after a
+   listing, the fewest requests a walk can cost), walked twice by the same
+   find, the second timed: what FUSE alone costs to revalidate that tree
+   after the timeout. A lever: the same with READDIRPLUS_AUTO on, as elffs
+   has it.
 """
 import os
 import shutil
@@ -67,29 +71,53 @@ def _find(path, dirs=False):
 def _io_floor(ctx, tree):
     """Seconds of the first walk's own I/O outside FUSE (cold), files read."""
     _drop()
-    t0 = time.perf_counter()
-    find = subprocess.Popen(["find", tree, "-printf", "%y %s %p\\0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    res = subprocess.run([ctx.readbench, "heads", "16"], stdin=find.stdout,
-                         capture_output=True, text=True)
-    find.stdout.close()
-    rc = find.wait()
-    secs = time.perf_counter() - t0
-    if res.returncode != 0 or rc not in (0, 1):
+    res = None
+    with open(ctx.path("io-floor-find.err"), "w+") as errf:
+        t0 = time.perf_counter()
+        find = subprocess.Popen(["find", tree, "-printf", "%y %s %p\\0"],
+                                stdout=subprocess.PIPE, stderr=errf)
+        try:
+            res = subprocess.run([ctx.readbench, "heads", "16"], stdin=find.stdout,
+                                 capture_output=True, text=True)
+        finally:
+            find.stdout.close()
+            if res is None:  # readbench did not run
+                find.kill()
+            rc = find.wait()
+        secs = time.perf_counter() - t0
+        errf.seek(0)
+        err = errf.read()
+    if rc != 0:
+        raise RuntimeError("find %s failed (%d): %s" % (tree, rc, err[-500:]))
+    if res.returncode != 0:
         raise RuntimeError("readbench heads failed: %s" % res.stderr[-500:])
-    return secs, int(kv(res.stdout)["files"])
+    got = kv(res.stdout)
+    if got["files"] < 1 or got["unreadable"]:
+        raise RuntimeError("readbench heads read %d files, %d unreadable" %
+                           (got["files"], got["unreadable"]))
+    return secs, int(got["files"])
 
 
-def _fuse_floor(ctx, dirs, entries):
-    """Seconds of the second find walk of the bare FUSE server of that shape."""
-    files = max(1, -(-(entries - 1 - dirs) // max(dirs, 1)))
-    mnt = ctx.path("mnt-tc")
-    argv = [ctx.treeceiling, "--dirs=%d" % dirs, "--files=%d" % files, "--plus",
-            "--threads=10", mnt]
-    with mounts.FuseMount(argv, mnt, ctx.path("treeceiling-walk.log")) as m:
+def _fuse_floor(ctx, records, auto=False):
+    """Seconds of the second find walk of the bare FUSE server showing the
+    tree of records (treemirror)."""
+    mnt = ctx.path("mnt-tm")
+    argv = [ctx.treemirror, "--tree=" + records, "--threads=10", mnt]
+    if auto:
+        argv.insert(2, "--auto")
+    with mounts.FuseMount(argv, mnt, ctx.path("treemirror-walk.log")) as m:
         _find(m.mnt)
         time.sleep(1.1)  # past the 1 s timeouts, as the mount's second walk
         return _find(m.mnt)[0]
+
+
+def _records(path, out):
+    """The records of the tree at path (find's '%y %P\\0') into file out."""
+    with open(out, "wb") as f:
+        res = subprocess.run(["find", path, "-mindepth", "1", "-printf", "%y %P\\0"],
+                             stdout=f, stderr=subprocess.PIPE)
+    if res.returncode not in (0, 1):
+        raise RuntimeError("find %s failed: %s" % (path, res.stderr[-500:]))
 
 
 def _elf_header(i):
@@ -110,9 +138,10 @@ def generate(top, files):
                 f.write(_elf_header(i) if i % ELF_EVERY == 0 else text)
 
 
-def _walks(ctx, tree, env=None):
+def _walks(ctx, tree, env=None, records=None):
     """(source cold, source warm, mount first, mount second, entries src, mnt);
-    env: variables for the daemon (a lever)."""
+    env: variables for the daemon (a lever); records: a file to write the
+    mount's tree to (for treemirror)."""
     _drop()
     sc, n_src = _find(tree)
     sw, _ = _find(tree)
@@ -124,6 +153,8 @@ def _walks(ctx, tree, env=None):
         with mounts.elffs(ctx, tree, ctx.path("mnt-w")) as m:
             mc, n_mnt, dirs = _find(m.mnt, dirs=True)
             ms, _ = _find(m.mnt)
+            if records:
+                _records(m.mnt, records)
     finally:
         for k, v in old.items():
             if v is None:
@@ -135,19 +166,22 @@ def _walks(ctx, tree, env=None):
 
 def _tree(ctx, tree, ident, label):
     runs = [[] for _ in range(4)]
-    serial, io_floor, fuse_floor = [], [], []
+    serial, io_floor, fuse_floor, fuse_auto = [], [], [], []
+    records = ctx.path("walk-tree.rec")
     for r in range(ctx.runs):
         log("walk of %s, run %d/%d" % (label, r + 1, ctx.runs))
-        got = _walks(ctx, tree)
+        got = _walks(ctx, tree, records=records)
         for k in range(4):
             runs[k].append(got[k])
         n_src, n_mnt, dirs = got[4], got[5], got[6]
         serial.append(_walks(ctx, tree, env={"ELFFS_PROBE_AHEAD": "0"})[2])
         secs, n_read = _io_floor(ctx, tree)
         io_floor.append(secs)
-        fuse_floor.append(_fuse_floor(ctx, dirs - 1, n_mnt))
+        fuse_floor.append(_fuse_floor(ctx, records))
+        fuse_auto.append(_fuse_floor(ctx, records, auto=True))
+    os.unlink(records)
     sc, sw, mc, ms = (median(v) for v in runs)
-    se, fi, ff = median(serial), median(io_floor), median(fuse_floor)
+    se, fi, ff, fa = median(serial), median(io_floor), median(fuse_floor), median(fuse_auto)
     add_row(ctx, ident + "a", "first find walk of %s, fresh mount, cold caches" % label, mc,
             "s", "source walk, cold", sc, "<= 2", mc / sc <= 2,
             note="%d entries in the mount, %d in the source; without the look ahead "
@@ -158,10 +192,12 @@ def _tree(ctx, tree, ident, label):
             "(cold find + first 64 bytes of %d regular files, 16 at a time)" % (label, n_read),
             fi, "s", "source walk, cold", sc, "(info)", None,
             note="the mount's first walk is %.2fx this floor" % (mc / fi))
-    add_row(ctx, ident + "f2", "floor of the second walk of %s: the bare FUSE server of the "
-            "mount's shape (%d dirs, %d entries, readdirplus), second find walk"
-            % (label, dirs, n_mnt), ff, "s", "source walk, warm", sw, "(info)", None,
-            note="the mount's second walk is %.2fx this floor" % (ms / ff))
+    add_row(ctx, ident + "f2", "floor of the second walk of %s: the bare FUSE server showing "
+            "the mount's tree (%d dirs, %d entries; every listing with its attributes), "
+            "second find walk" % (label, dirs, n_mnt), ff, "s", "source walk, warm", sw,
+            "(info)", None, note="the mount's second walk is %.2fx this floor" % (ms / ff))
+    add_lever(ctx, "attributes with every listing (second walk's floor, %s)" % label,
+              "READDIRPLUS_AUTO off (the floor)", ff, "s", "READDIRPLUS_AUTO on, as elffs", fa)
     add_lever(ctx, "look ahead (first walk of %s)" % label,
               "look ahead on (default)", mc, "s",
               "look ahead off (ELFFS_PROBE_AHEAD=0)", se)

@@ -23,7 +23,8 @@
  *       at a time while find still lists: the I/O a first walk of elffs
  *       cannot avoid (SPEC: a regular file that is not ELF is left out, so
  *       each is read), outside FUSE. "entries=N files=F unreadable=U
- *       secs=S". A file that cannot be opened or read is counted, not fatal.
+ *       secs=S" (F counts the U files that could not be opened or read:
+ *       not fatal); exit 1 when stdin could not be read to its end.
  *
  * Every read is checked: a short read or an error fails the run (exit 1).
  */
@@ -277,8 +278,9 @@ static int cmd_evict(const char *path)
 
 struct heads_queue {
 	pthread_mutex_t lock;
-	pthread_cond_t more;
-	char **paths; /* ring of cap */
+	pthread_cond_t nonempty; /* a path queued, or done */
+	pthread_cond_t nonfull;  /* a place freed */
+	char **paths;            /* ring of cap */
 	size_t cap, head, count;
 	bool done;
 	uint64_t files, unreadable;
@@ -290,7 +292,7 @@ static void *heads_worker(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&q->lock);
 		while (q->count == 0 && !q->done)
-			pthread_cond_wait(&q->more, &q->lock);
+			pthread_cond_wait(&q->nonempty, &q->lock);
 		if (q->count == 0) {
 			pthread_mutex_unlock(&q->lock);
 			return NULL;
@@ -298,7 +300,7 @@ static void *heads_worker(void *arg)
 		char *path = q->paths[q->head];
 		q->head = (q->head + 1) % q->cap;
 		q->count--;
-		pthread_cond_broadcast(&q->more);
+		pthread_cond_signal(&q->nonfull);
 		pthread_mutex_unlock(&q->lock);
 		char buf[64];
 		int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
@@ -320,10 +322,10 @@ static void heads_push(struct heads_queue *q, char *path)
 {
 	pthread_mutex_lock(&q->lock);
 	while (q->count == q->cap)
-		pthread_cond_wait(&q->more, &q->lock);
+		pthread_cond_wait(&q->nonfull, &q->lock);
 	q->paths[(q->head + q->count) % q->cap] = path;
 	q->count++;
-	pthread_cond_broadcast(&q->more);
+	pthread_cond_signal(&q->nonempty);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -334,11 +336,14 @@ static int cmd_heads(const char *threads_arg)
 		fprintf(stderr, "readbench: THREADS must be 1..1024\n");
 		return 2;
 	}
-	struct heads_queue q = {
-	        .lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER, .cap = 4096};
+	struct heads_queue q = {.lock = PTHREAD_MUTEX_INITIALIZER,
+	                        .nonempty = PTHREAD_COND_INITIALIZER,
+	                        .nonfull = PTHREAD_COND_INITIALIZER,
+	                        .cap = 4096};
 	q.paths = xalloc(q.cap * sizeof(*q.paths));
 	pthread_t *tids = xalloc(threads * sizeof(*tids));
 	uint64_t t0 = now_ns(), entries = 0;
+	bool failed = false;
 	for (unsigned i = 0; i < threads; i++)
 		if (pthread_create(&tids[i], NULL, heads_worker, &q) != 0) {
 			fprintf(stderr, "readbench: pthread_create failed\n");
@@ -350,13 +355,17 @@ static int cmd_heads(const char *threads_arg)
 	while ((len = getdelim(&rec, &cap, '\0', stdin)) > 0) {
 		entries++;
 		char *sp = len > 2 && rec[1] == ' ' ? strchr(rec + 2, ' ') : NULL;
-		if (rec[0] == 'f' && sp)
-			heads_push(&q, strdup(sp + 1));
+		char *path = rec[0] == 'f' && sp ? strdup(sp + 1) : NULL;
+		if (path)
+			heads_push(&q, path);
+		else if (rec[0] == 'f' && sp)
+			failed = true; /* no memory */
 	}
+	failed |= ferror(stdin) != 0;
 	free(rec);
 	pthread_mutex_lock(&q.lock);
 	q.done = true;
-	pthread_cond_broadcast(&q.more);
+	pthread_cond_broadcast(&q.nonempty);
 	pthread_mutex_unlock(&q.lock);
 	for (unsigned i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
@@ -364,7 +373,9 @@ static int cmd_heads(const char *threads_arg)
 	       q.files, q.unreadable, (double)(now_ns() - t0) / 1e9);
 	free(tids);
 	free(q.paths);
-	return 0;
+	if (failed)
+		fprintf(stderr, "readbench: reading the records failed\n");
+	return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
