@@ -28,7 +28,6 @@ class Ctx:
         self.ceiling = os.path.join(self.build, "bench", "ceiling")
         self.elfcmp = os.path.join(self.build, "bench", "elfcmp")
         self.treeceiling = os.path.join(self.build, "bench", "treeceiling")
-        self.treemirror = os.path.join(self.build, "bench", "treemirror")
         self.rows = []     # result rows, in order
         self.levers = []   # lever rows
         self.series = {}   # plot data

@@ -24,8 +24,8 @@ machine (docs/benchmarks.md, "The floors of a walk"):
    cold `find` piped into `readbench heads 16`, which reads the first
    64 bytes of every regular file (a file that is not ELF is left out, so
    each is read) while find still lists;
- - second walk: the bare FUSE server bench/treemirror showing the very
-   tree the mount showed (its find's records: the same directories, names
+ - second walk: the bare FUSE server bench/treeceiling (--tree) showing
+   the very tree the mount showed (its find's records: the same directories, names
    and order), answered from memory, 1 s timeouts, 10 threads, every
    listing with its attributes (READDIRPLUS_AUTO off: no LOOKUP after a
    listing, the fewest requests a walk can cost), walked twice by the same
@@ -100,12 +100,11 @@ def _io_floor(ctx, tree):
 
 def _fuse_floor(ctx, records, auto=False):
     """Seconds of the second find walk of the bare FUSE server showing the
-    tree of records (treemirror)."""
+    tree of records (treeceiling --tree); auto: READDIRPLUS_AUTO on."""
     mnt = ctx.path("mnt-tm")
-    argv = [ctx.treemirror, "--tree=" + records, "--threads=10", mnt]
-    if auto:
-        argv.insert(2, "--auto")
-    with mounts.FuseMount(argv, mnt, ctx.path("treemirror-walk.log")) as m:
+    argv = [ctx.treeceiling, "--tree=" + records, "--plus" if auto else "--plus-always",
+            "--threads=10", mnt]
+    with mounts.FuseMount(argv, mnt, ctx.path("treeceiling-walk.log")) as m:
         _find(m.mnt)
         time.sleep(1.1)  # past the 1 s timeouts, as the mount's second walk
         return _find(m.mnt)[0]
@@ -141,7 +140,7 @@ def generate(top, files):
 def _walks(ctx, tree, env=None, records=None):
     """(source cold, source warm, mount first, mount second, entries src, mnt);
     env: variables for the daemon (a lever); records: a file to write the
-    mount's tree to (for treemirror)."""
+    mount's tree to (for treeceiling --tree)."""
     _drop()
     sc, n_src = _find(tree)
     sw, _ = _find(tree)
