@@ -42,6 +42,10 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* Memory buffers point into shared file mappings: never splice them. */
 	conn->want &= ~(FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* Every listing is asked with attributes; which entries get them is
+	 * ops_dir.c's choice (the kernel's own would drop them past the first
+	 * buffer of a directory, where a second walk needs them most). */
+	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
 	/* A changed mtime or size in a getattr reply drops cached pages. */
 	if (conn->capable & FUSE_CAP_AUTO_INVAL_DATA)
 		conn->want |= FUSE_CAP_AUTO_INVAL_DATA;

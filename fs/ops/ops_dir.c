@@ -4,13 +4,17 @@
  * the names of a binary's view taken at each call). readdirplus gives the
  * entries of a SOURCE directory with their node and attributes (the lstat
  * the snapshot took to classify them), so that `ls -l` needs no LOOKUP per
- * entry; the entries of a binary's directories come without (the kernel
- * looks each up: a node per symbol of a listing would cost more
- * than it saves).
+ * entry. The entries of a binary's directories come with theirs only where
+ * the daemon has a node for the name already (the kernel looked it up
+ * before, and holds it): a second walk then needs no LOOKUP per entry to
+ * revalidate what it holds, and a listing alone still makes no node (a
+ * node per symbol of a listing would cost more than it saves).
  */
 #include "ops/ops.h"
+#include "cache/bincache.h"
 #include "source/access.h"
 #include "tree/attr.h"
+#include "tree/bidfs_kind.h"
 #include "tree/check.h"
 #include "tree/dirlist.h"
 
@@ -113,19 +117,60 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct f
 	free(buf);
 }
 
-/* The node of SOURCE entry i of d (a listing of dir) with the kernel's
- * reference, or NULL when the entry comes without attributes: not a SOURCE
- * entry, a snapshot older than the attribute timeout (a LOOKUP then takes
- * a fresh lstat), or no memory. */
-static struct node *plus_node(struct node *dir, const struct dirlist *d, size_t i)
+/* What readdirplus gives attributes with: the request, the directory, and
+ * for a binary's directory its current view (pinned at the first entry
+ * that needs it, as a lookup would take it; NULL when there is none). */
+struct plus {
+	fuse_req_t req;
+	struct node *dir;
+	bool first; /* the request at offset 0 */
+	bool tried; /* view looked for */
+	struct bview *v;
+};
+
+/* p's view, looked for once: NULL when the caller may not look into the
+ * directory (so could not look its entries up), or its binary is gone or
+ * now something without this directory (its entries then come without). */
+static struct bview *plus_view(struct plus *p)
+{
+	if (!p->tried) {
+		p->tried = true;
+		if (access_check(p->req, p->dir, ACCESS_INTO) < 0 ||
+		    check_node(p->dir) == -ENOENT || check_dir_view(p->dir, &p->v) < 0)
+			p->v = NULL;
+	}
+	return p->v;
+}
+
+/* The node of entry i of d (a listing of p->dir) with the kernel's
+ * reference, or NULL when the entry comes without attributes:
+ * - in a binary's directory, an entry without a node yet (the kernel has
+ *   not looked it up: a listing alone makes none), or one the current view
+ *   no longer has;
+ * - in SOURCE, past the first buffer, an entry without a node yet (as the
+ *   kernel's own READDIRPLUS_AUTO would give: a listing makes nodes for its
+ *   first buffer only), or a snapshot older than the attribute timeout (a
+ *   LOOKUP then takes a fresh lstat);
+ * - not from SOURCE nor a binary, or no memory. */
+static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i)
 {
 	int kind;
 	uint64_t taken;
 	unsigned char type;
-	const struct srcstat *st = dirlist_srcstat(d, i, &kind, &taken);
-	if (!st || !dir || dir->kind != NK_DIR || elffs_now_ns() - taken >= elffs.timeout_ns)
+	struct node *dir = p->dir, *n;
+	const char *name = dirlist_name(d, i, &type);
+	if (!dir || bidfs_kind(dir->kind))
 		return NULL;
-	struct node *cand = node_new((enum node_kind)kind, dirlist_name(d, i, &type));
+	if (dir->kind != NK_DIR) {
+		if (!node_child_ino(d->self, name) || !plus_view(p))
+			return NULL;
+		return view_child(dir, p->v, name, &n) == 0 ? n : NULL;
+	}
+	const struct srcstat *st = dirlist_srcstat(d, i, &kind, &taken);
+	if (!st || elffs_now_ns() - taken >= elffs.timeout_ns ||
+	    (!p->first && !node_child_ino(d->self, name)))
+		return NULL;
+	struct node *cand = node_new((enum node_kind)kind, name);
 	if (!cand)
 		return NULL;
 	cand->src->st = *st;
@@ -136,13 +181,13 @@ static struct node *plus_node(struct node *dir, const struct dirlist *d, size_t 
 /* Entry number i of d with its node, if it has one: 0, or the size
  * fuse_add_direntry_plus wants when it does not fit (the node is then
  * forgotten again). */
-static size_t add_plus(fuse_req_t req, struct node *dir, const struct dirlist *d, size_t i,
-                       char *buf, size_t room, fuse_ino_t *ino)
+static size_t add_plus(fuse_req_t req, struct plus *p, const struct dirlist *d, size_t i, char *buf,
+                       size_t room, fuse_ino_t *ino)
 {
 	const char *name;
 	struct fuse_entry_param e = {0};
 	entry(d, i, &name, &e.attr);
-	struct node *n = i >= 2 ? plus_node(dir, d, i - 2) : NULL;
+	struct node *n = i >= 2 ? plus_node(p, d, i - 2) : NULL;
 	if (n) {
 		e.ino = n->ino;
 		attr_of(n, &e.attr);
@@ -164,7 +209,7 @@ void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	size_t most = size / 152 + 1;
 	char *buf = malloc(size ? size : 1);
 	fuse_ino_t *sent = calloc(most, sizeof(*sent));
-	struct node *dir = node_get(ino);
+	struct plus p = {.req = req, .dir = node_get(ino), .first = off <= 0};
 	if (!buf || !sent) {
 		fuse_reply_err(req, ENOMEM);
 		goto out;
@@ -180,7 +225,7 @@ void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_ino_t got;
 		if (hidden(d, i, &f))
 			continue;
-		size_t len = add_plus(req, dir, d, i, buf + used, size - used, &got);
+		size_t len = add_plus(req, &p, d, i, buf + used, size - used, &got);
 		if (len > size - used)
 			break;
 		used += len;
@@ -192,7 +237,9 @@ void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		for (size_t k = 0; k < nsent; k++)
 			node_forget(sent[k], 1);
 out:
-	node_put(dir);
+	if (p.v)
+		bincache_release(p.v);
+	node_put(p.dir);
 	free(sent);
 	free(buf);
 }

@@ -104,11 +104,20 @@ static int lookup_view(struct node *dir, const char *name, struct node **out)
 	int ret = check_dir_view(dir, &v);
 	if (ret < 0)
 		return ret;
-	if (root) /* an ELF file's rows or an archive's */
-		e = entry_in(v, name);
-	ret = !e ? -ENOENT : root ? bin_child(dir, v, e, out) : dir_child(dir, v, e, name, out);
+	ret = view_child(dir, v, name, out);
 	bincache_release(v);
 	return ret;
+}
+
+int view_child(struct node *dir, struct bview *v, const char *name, struct node **out)
+{
+	bool root = node_is_vroot(dir);
+	/* an ELF file's rows or an archive's, or the files of a directory */
+	const struct bin_entry *e =
+	        root ? entry_in(v, name) : entry_of_kind((enum node_kind)dir->kind);
+	if (!e || (!root && e->bytes != EB_DIR))
+		return -ENOENT;
+	return root ? bin_child(dir, v, e, out) : dir_child(dir, v, e, name, out);
 }
 
 static int lookup_in(struct node *dir, const char *name, struct node **out)

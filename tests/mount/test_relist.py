@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""Listings with attributes (fs/ops/ops_dir.c, readdirplus): which entries
+of a listing come with their node, and what a walk then asks.
+
+The tree: a directory of 1,200 symlinks and 1,200 text files (far more than
+one listing buffer), and binaries from the fixtures, among them a libc
+whose symbol/ directory lists thousands of files. The mount runs with -d so
+that the requests it gets can be counted (libfuse's log, one
+"opcode: LOOKUP" line per LOOKUP).
+
+ - a listing alone (scandir, no stat) makes nodes for the first buffer of
+   a SOURCE directory only, and none in a binary's directories: listed
+   again, those entries still have no inode number (d_ino 0xffffffff, the
+   number of an entry without a node);
+ - a walk as find does it (a directory listed whole, then each entry
+   lstat'ed), then the same walk past the timeout: the second walk
+   gets every entry's attributes with the listings and sends at most one
+   LOOKUP a directory and a few more (each one revalidates what the kernel
+   holds: without attributes in the listing, every entry past a
+   directory's first buffer costs one; an entry the kernel forgot
+   meanwhile, under memory pressure, costs one too and is counted); it
+   sees what the first one saw;
+ - one binary replaced by rename with another, one rewritten in place:
+   the same walk again past the timeout sees what a fresh mount of the
+   source sees (sizes and kinds of every entry: the attributes a listing
+   gives are those of the binary's current view, not of the one the
+   kernel held).
+"""
+
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import time
+
+from elffs_mount import Checker, Mount, MountError, fixture, require_fuse
+
+UNKNOWN_INO = 0xFFFFFFFF  # d_ino of an entry without a node (ops_dir.c)
+LINKS = 1200
+TIMEOUT_S = 3  # -o timeout: a walk on a loaded machine stays inside it
+# LOOKUPs the second walk may send besides one per directory and one per
+# entry the kernel forgot meanwhile (it has a new inode number then): not
+# one per entry.
+LOOKUPS_SLACK = 20
+
+
+def make_tree(src):
+    flat = os.path.join(src, "flat")
+    os.makedirs(flat)
+    for i in range(LINKS):
+        os.symlink("nowhere", os.path.join(flat, "link%04d" % i))
+        with open(os.path.join(flat, "text%04d" % i), "w") as f:
+            f.write("not ELF\n")
+    bins = os.path.join(src, "bins")
+    os.makedirs(bins)
+    for name in ("armhf-libc.so.6", "pie", "many.o", "libshared.so"):
+        shutil.copy(fixture(name), os.path.join(bins, name))
+    solo = os.path.join(src, "solo")  # listed alone, never walked
+    os.makedirs(solo)
+    shutil.copy(fixture("armhf-libc.so.6"), os.path.join(solo, "libc.so.6"))
+
+
+def listing(path):
+    """(name, d_ino) of each entry, from one scandir (no stat)."""
+    with os.scandir(path) as it:
+        return [(e.name, e.inode()) for e in it]
+
+
+def walk(top):
+    """What find -printf '%y %s %m %i' sees: relative path -> (ino, size,
+    mode), each directory listed whole before its entries are lstat'ed."""
+    out, stack = {}, [top]
+    while stack:
+        d = stack.pop()
+        with os.scandir(d) as it:
+            names = [e.path for e in it]
+        for p in names:
+            st = os.lstat(p)
+            out[os.path.relpath(p, top)] = (st.st_ino, st.st_size, stat.S_IFMT(st.st_mode))
+            if stat.S_ISDIR(st.st_mode):
+                stack.append(p)
+    return out
+
+
+class Requests:
+    """The LOOKUPs the daemon's -d log shows from a mark on (the log read
+    with pread: the daemon writes at the file's offset, which a seek in
+    this process would move)."""
+
+    def __init__(self, m):
+        self.fd = m.log.fileno()
+        self.mark = 0
+
+    def _text(self):
+        size = os.fstat(self.fd).st_size
+        return os.pread(self.fd, size, 0).decode(errors="replace"), size
+
+    def start(self):
+        self.mark = self._text()[1]
+
+    def lookups(self):
+        text, _ = self._text()
+        return text[self.mark:].count("opcode: LOOKUP")
+
+
+def check_listing_alone(ck, mnt):
+    flat = os.path.join(mnt, "flat")
+    listing(flat)
+    again = listing(flat)
+    unknown = sum(1 for _, ino in again if ino == UNKNOWN_INO)
+    ck.eq(len(again), LINKS, "flat/ lists its symlinks, not its text files")
+    ck.ok(0 < LINKS - unknown < LINKS // 2,
+          f"a listing alone makes nodes for its first buffer only: {LINKS - unknown} of "
+          f"{LINKS} entries of flat/ have a node")
+    for sub in ("symbol", "sections"):
+        d = os.path.join(mnt, "solo", "libc.so.6", sub)
+        listing(d)
+        again = listing(d)
+        known = [n for n, ino in again if ino != UNKNOWN_INO]
+        ck.ok(len(again) > (1000 if sub == "symbol" else 10) and not known,
+              f"a listing alone makes no node in solo/libc.so.6/{sub}: {len(known)} of "
+              f"{len(again)} entries have one ({known[:3]})")
+    print(f"listing alone: {LINKS - unknown} of {LINKS} entries of flat/ got a node", flush=True)
+
+
+def check_walks(ck, m, req, src):
+    first = walk(m.path)
+    time.sleep(TIMEOUT_S + 0.3)  # past the entry and attribute timeout
+    req.start()
+    second = walk(m.path)
+    lookups = req.lookups()
+    dirs = sum(1 for v in second.values() if stat.S_ISDIR(v[2]))
+    forgot = sum(1 for p, v in second.items() if p in first and first[p][0] != v[0])
+    print(f"second walk: {len(second)} entries in {dirs} directories, {lookups} LOOKUPs, "
+          f"{forgot} entries the kernel forgot", flush=True)
+    ck.ok(len(second) > LINKS + 3000, f"the walk saw {len(second)} entries")
+    ck.ok(forgot < len(second) // 10, f"the kernel forgot {forgot} entries between the walks")
+    ck.eq({p: v[1:] for p, v in second.items()}, {p: v[1:] for p, v in first.items()},
+          "the second walk sees what the first saw (size, kind)")
+    most = dirs + forgot + LOOKUPS_SLACK
+    ck.ok(lookups <= most,
+          f"the second walk sent {lookups} LOOKUPs for {len(second)} entries (at most {most}: "
+          f"listings give the attributes of what the kernel holds)")
+
+    bins = os.path.join(src, "bins")
+    tmp = os.path.join(src, "new.tmp")
+    shutil.copy(fixture("s390x-libc.so.6"), tmp)
+    os.rename(tmp, os.path.join(bins, "armhf-libc.so.6"))  # a new file, by rename
+    shutil.copyfile(fixture("libshared.so"), os.path.join(bins, "pie"))  # in place
+    time.sleep(TIMEOUT_S + 0.3)
+    changed = walk(m.path)
+    with Mount(ck, src) as fresh:
+        want = walk(fresh.path)
+    shape = {p: v[1:] for p, v in changed.items()}
+    ck.eq(shape, {p: v[1:] for p, v in want.items()},
+          "after a rename and an in-place rewrite, the walk sees what a fresh mount sees "
+          "(size and kind of every entry)")
+    ck.ok(shape != {p: v[1:] for p, v in first.items()}, "the changes show in the walk")
+
+
+def main():
+    require_fuse()
+    ck = Checker("relist")
+    work = tempfile.mkdtemp(prefix="elffs-relist-")
+    try:
+        src = os.path.join(work, "src")
+        make_tree(src)
+        with Mount(ck, src, ["-d", "-o", f"timeout={TIMEOUT_S}"]) as m:
+            req = Requests(m)
+            check_listing_alone(ck, m.path)
+            check_walks(ck, m, req, src)
+    except MountError as e:
+        ck.fail(str(e))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return ck.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
