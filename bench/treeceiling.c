@@ -21,7 +21,7 @@
  *                  in a real directory of libraries (a READLINK each)
  *   --plus         implement readdirplus (entries come with their
  *                  attributes); the kernel asks for it at a listing's start
- *                  or after lookups in it (FUSE_READDIRPLUS_AUTO, as elffs)
+ *                  or after lookups in it (FUSE_READDIRPLUS_AUTO)
  *   --plus-always  the same with FUSE_READDIRPLUS_AUTO off: every listing
  *                  comes with its attributes and no LOOKUP follows it, the
  *                  fewest requests a walk can cost

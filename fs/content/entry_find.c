@@ -72,6 +72,10 @@ void entries_init(void)
 {
 	index_rows(entries, entries_n);
 	index_rows(ar_entries, ar_entries_n);
+	/* members/ holds ELF members and thin archives' links too (member_file),
+	 * nameless like its other files: found by the key of their name */
+	node_kind_set_unnamed(NK_MEMBER);
+	node_kind_set_unnamed(NK_ARLINK);
 }
 
 const struct bin_entry *entry_of_kind(enum node_kind k)

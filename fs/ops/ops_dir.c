@@ -143,7 +143,8 @@ static struct bview *plus_view(struct plus *p)
 }
 
 /* The node of entry i of d (a listing of p->dir) with the kernel's
- * reference, or NULL when the entry comes without attributes:
+ * reference (held: a node of that name exists), or NULL when the entry
+ * comes without attributes:
  * - in a binary's directory, an entry without a node yet (the kernel has
  *   not looked it up: a listing alone makes none), or one the current view
  *   no longer has;
@@ -152,7 +153,7 @@ static struct bview *plus_view(struct plus *p)
  *   first buffer only), or a snapshot older than the attribute timeout (a
  *   LOOKUP then takes a fresh lstat);
  * - not from SOURCE nor a binary, or no memory. */
-static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i)
+static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i, bool held)
 {
 	int kind;
 	uint64_t taken;
@@ -162,13 +163,12 @@ static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i)
 	if (!dir || bidfs_kind(dir->kind))
 		return NULL;
 	if (dir->kind != NK_DIR) {
-		if (!node_child_ino(d->self, name) || !plus_view(p))
+		if (!held || !plus_view(p))
 			return NULL;
 		return view_child(dir, p->v, name, &n) == 0 ? n : NULL;
 	}
 	const struct srcstat *st = dirlist_srcstat(d, i, &kind, &taken);
-	if (!st || elffs_now_ns() - taken >= elffs.timeout_ns ||
-	    (!p->first && !node_child_ino(d->self, name)))
+	if (!st || elffs_now_ns() - taken >= elffs.timeout_ns || (!p->first && !held))
 		return NULL;
 	struct node *cand = node_new((enum node_kind)kind, name);
 	if (!cand)
@@ -176,6 +176,20 @@ static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i)
 	cand->src->st = *st;
 	cand->src->checked_ns = taken;
 	return node_attach(dir, cand, check_reuse_listed);
+}
+
+/* How long the kernel may keep n's attributes: a SOURCE node's are as old
+ * as its lstat (the snapshot's, which can be nearly a timeout old), so
+ * they expire when a lookup's taken at that time would; an inner node's,
+ * from a view checked just now, the timeout. */
+static double timeout_left(struct node *n)
+{
+	if (!node_is_source(n))
+		return elffs.timeout;
+	nodes_lock();
+	uint64_t age = elffs_now_ns() - n->src->checked_ns;
+	nodes_unlock();
+	return age >= elffs.timeout_ns ? 0.0 : (double)(elffs.timeout_ns - age) / 1e9;
 }
 
 /* Entry number i of d with its node, if it has one: 0, or the size
@@ -187,12 +201,12 @@ static size_t add_plus(fuse_req_t req, struct plus *p, const struct dirlist *d, 
 	const char *name;
 	struct fuse_entry_param e = {0};
 	entry(d, i, &name, &e.attr);
-	struct node *n = i >= 2 ? plus_node(p, d, i - 2) : NULL;
+	/* entry() gave the number of the node of that name, if there is one */
+	struct node *n = i >= 2 ? plus_node(p, d, i - 2, e.attr.st_ino != UNKNOWN_INO) : NULL;
 	if (n) {
 		e.ino = n->ino;
 		attr_of(n, &e.attr);
-		e.attr_timeout = elffs.timeout;
-		e.entry_timeout = elffs.timeout;
+		e.attr_timeout = e.entry_timeout = timeout_left(n);
 	}
 	size_t len = fuse_add_direntry_plus(req, buf, room, name, &e, (off_t)(i + 1));
 	if (n && len > room)
