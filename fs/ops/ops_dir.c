@@ -180,16 +180,19 @@ static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i,
 
 /* How long the kernel may keep n's attributes: a SOURCE node's are as old
  * as its lstat (the snapshot's, which can be nearly a timeout old), so
- * they expire when a lookup's taken at that time would; an inner node's,
- * from a view checked just now, the timeout. */
+ * they expire when a lookup's taken at that time would (none for a node
+ * whose check is forced, checked_ns 0); an inner node's, the timeout, as a
+ * lookup gives them. */
 static double timeout_left(struct node *n)
 {
 	if (!node_is_source(n))
 		return elffs.timeout;
 	nodes_lock();
-	uint64_t age = elffs_now_ns() - n->src->checked_ns;
+	uint64_t checked = n->src->checked_ns;
 	nodes_unlock();
-	return age >= elffs.timeout_ns ? 0.0 : (double)(elffs.timeout_ns - age) / 1e9;
+	uint64_t age = elffs_now_ns() - checked;
+	return checked == 0 || age >= elffs.timeout_ns ? 0.0
+	                                               : (double)(elffs.timeout_ns - age) / 1e9;
 }
 
 /* Entry number i of d with its node, if it has one: 0, or the size
@@ -205,8 +208,9 @@ static size_t add_plus(fuse_req_t req, struct plus *p, const struct dirlist *d, 
 	struct node *n = i >= 2 ? plus_node(p, d, i - 2, e.attr.st_ino != UNKNOWN_INO) : NULL;
 	if (n) {
 		e.ino = n->ino;
-		attr_of(n, &e.attr);
+		/* before the attributes: a check between the two errs short */
 		e.attr_timeout = e.entry_timeout = timeout_left(n);
+		attr_of(n, &e.attr);
 	}
 	size_t len = fuse_add_direntry_plus(req, buf, room, name, &e, (off_t)(i + 1));
 	if (n && len > room)

@@ -94,7 +94,9 @@ static void recheck(struct node *s)
 static bool due(struct node *s)
 {
 	nodes_lock();
-	bool d = !s->stale && elffs_now_ns() - s->src->checked_ns >= elffs.timeout_ns;
+	/* checked_ns 0: forced (check_force), however soon after boot */
+	bool d = !s->stale && (s->src->checked_ns == 0 ||
+	                       elffs_now_ns() - s->src->checked_ns >= elffs.timeout_ns);
 	nodes_unlock();
 	return d;
 }
