@@ -43,7 +43,7 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, MountError, fixture, require_fuse
+from elffs_mount import Checker, Mount, fixture, require_fuse, run_mounted
 
 UNKNOWN_INO = 0xFFFFFFFF  # d_ino of an entry without a node (ops_dir.c)
 LINKS = 1200
@@ -218,15 +218,16 @@ def main():
     require_fuse()
     ck = Checker("relist")
     work = tempfile.mkdtemp(prefix="elffs-relist-")
+    src = os.path.join(work, "src")
+
+    def body(m):
+        req = Requests(m)
+        check_listing_alone(ck, m.path)
+        check_walks(ck, m, req, src)
+
     try:
-        src = os.path.join(work, "src")
         make_tree(src)
-        with Mount(ck, src, ["-d", "-o", f"timeout={TIMEOUT_S}"]) as m:
-            req = Requests(m)
-            check_listing_alone(ck, m.path)
-            check_walks(ck, m, req, src)
-    except MountError as e:
-        ck.fail(str(e))
+        run_mounted(ck, src, ["-d", "-o", f"timeout={TIMEOUT_S}"], body)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return ck.finish()
