@@ -14,11 +14,11 @@ extern const struct fuse_lowlevel_ops elffs_ops;
 
 /* ops_lookup.c */
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+struct node;
+struct bview;
 /* The node of name in directory dir of a binary (its root, an archive
  * member's, or one of its directories) as view v (pinned, current) has it,
  * with the kernel's reference: what a lookup answers; 0 or -errno. */
-struct node;
-struct bview;
 int view_child(struct node *dir, struct bview *v, const char *name, struct node **out);
 
 /* ops_attr.c */
