@@ -358,7 +358,7 @@ class Faulty:
             end = time.monotonic() + TIMEOUT_S * 20
             while not self.stop_stalls.is_set() and time.monotonic() < end:
                 r, _, _ = select.select([h.connection], [], [], 0.05)
-                if r and h.connection.recv(1, socket.MSG_PEEK) == b"":
+                if r and closed_by_peer(h.connection):
                     break
             h.close_connection = True
         elif kind in ("file", "close", "oversize"):
