@@ -33,11 +33,11 @@ from inputs import BIG_OFFSET as BIG_OFF
 from benchlib import (add_lever, add_row, drop_caches, log, median, readbench, seq_mbps,
                       warm)
 
-TODAY = "elffs page cache, blksize 4096 (before)"
+BLK4K = "elffs page cache, blksize 4096"
 DEFAULT = "elffs default (page cache, blksize 1M)"
 DIO = "elffs -o direct_io=on"
 ELFFS = [
-    (TODAY, {"opts": ["iosize=4096"]}),
+    (BLK4K, {"opts": ["iosize=4096"]}),
     (DEFAULT, {}),
     (DIO, {"opts": ["direct_io=on"]}),
     ("elffs -o direct_io=on,iosize=4096", {"opts": ["direct_io=on", "iosize=4096"]}),
@@ -150,7 +150,7 @@ def _rand(ctx, big, off, size, paths):
     res = {}
     for r in range(ctx.runs):
         for name, path, o in [("source", big, off)] + [(nm, paths[nm], 0)
-                                                       for nm in (TODAY, DEFAULT, DIO)]:
+                                                       for nm in (BLK4K, DEFAULT, DIO)]:
             drop_caches()
             warm(ctx, big)
             cold = readbench(ctx, "rand", path, o, size, 4096, 1, n, r + 1)["p50_us"]
@@ -173,7 +173,7 @@ def _report(ctx, res, rnd):
            if isinstance(k, tuple)}
     ident = iter("abcdefghijklmnopqrstuvwxyz")
     for tool, goal_cold in (("dd", 0.40), ("cat", 0.35)):
-        for name in (TODAY, DEFAULT, DIO):
+        for name in (BLK4K, DEFAULT, DIO):
             c, w = med[(tool, name)]["cold"], med[(tool, name)]["warm"]
             k = next(ident)
             add_row(ctx, "14" + k, "cold %s of the 1 GiB section, %s" % (
@@ -192,11 +192,11 @@ def _report(ctx, res, rnd):
     add_row(ctx, "14" + next(ident), "objcopy --dump-section .big of the source (no mount)",
             median(res["objcopy"]), "MB/s", "cold cat through elffs (default)", c, "(info)",
             None, ratio=median(res["objcopy"]) / c)
-    base = rnd[TODAY]["cold"]
+    base = rnd[BLK4K]["cold"]
     for name in (DEFAULT, DIO):
         add_row(ctx, "14" + next(ident), "random 4K p50, 1 thread, cold, %s" % name,
-                rnd[name]["cold"], "us", TODAY, base, "<= 1.2x", rnd[name]["cold"] <= 1.2 * base)
-    for name in (TODAY, DEFAULT, DIO):
+                rnd[name]["cold"], "us", BLK4K, base, "<= 1.2x", rnd[name]["cold"] <= 1.2 * base)
+    for name in (BLK4K, DEFAULT, DIO):
         add_row(ctx, "14" + next(ident), "random 4K p50, the same offsets again, %s" % name,
                 rnd[name]["warm"], "us", "source pread (cached)", rnd["source"]["warm"],
                 "(info: a cache hit is ~source)", None)
@@ -221,9 +221,9 @@ def _report(ctx, res, rnd):
                           note="%.2f of direct" % (med[(tool, name)][w] / direct))
     for tool in ("dd", "cat"):
         add_lever(ctx, "st_blksize (%s, cold)" % tool, DEFAULT, med[(tool, DEFAULT)]["cold"],
-                  "MB/s", TODAY, med[(tool, TODAY)]["cold"])
+                  "MB/s", BLK4K, med[(tool, BLK4K)]["cold"])
         add_lever(ctx, "st_blksize (%s, warm)" % tool, DEFAULT, med[(tool, DEFAULT)]["warm"],
-                  "MB/s", TODAY, med[(tool, TODAY)]["warm"])
+                  "MB/s", BLK4K, med[(tool, BLK4K)]["warm"])
         add_lever(ctx, "st_blksize under direct I/O (%s, cold)" % tool, DIO,
                   med[(tool, DIO)]["cold"], "MB/s", "elffs -o direct_io=on,iosize=4096",
                   med[(tool, "elffs -o direct_io=on,iosize=4096")]["cold"])

@@ -18,7 +18,7 @@ text files. A lever: the same first walk without the look ahead of the
 walk (ELFFS_PROBE_AHEAD=0, fs/source/ahead.c).
 
 Two floors, in the same run, say what the SPEC's rules leave on this
-machine (docs/benchmarks.md, "The floors of a walk"):
+machine (docs/benchmarks.md, "First walk of a mixed tree"):
 
  - first walk: the I/O no first walk can skip, outside FUSE: the source's
    cold `find` piped into `readbench heads 16`, which reads the first
@@ -31,7 +31,7 @@ machine (docs/benchmarks.md, "The floors of a walk"):
    listing, the fewest requests a walk can cost), walked twice by the same
    find, the second timed: what FUSE alone costs to revalidate that tree
    after the timeout. A lever: the same with READDIRPLUS_AUTO on (the
-   kernel's default policy, which elffs had before session 13).
+   kernel's default policy; elffs turns it off).
 """
 import os
 import shutil
