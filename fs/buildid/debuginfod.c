@@ -2,9 +2,11 @@
 #include "buildid/debuginfod.h"
 #include "buildid/debuginfod_verdict.h"
 #include "base/elffs.h"
+#include "base/errors.h"
 #include "base/log.h"
 #include "source/source.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,7 +25,6 @@
 #include <elfutils/debuginfod.h>
 #endif
 
-#define SHT_NOBITS_  8u
 #define DBGD_LOG_MAX (64u << 10) /* libdebuginfod's diagnostics of one call, read */
 
 /* A build id asked for: verified (dir and base set), or refused until bad_until_ns. */
@@ -281,7 +282,7 @@ static int verify(int fd, const uint8_t *id, unsigned len, bool debug, char *why
 	int count = ret == 0 ? pfelf_section_count(f) : 0;
 	for (int i = 1; ret == 0 && i < count; i++) {
 		const pfelf_shdr *s;
-		if (pfelf_section(f, (uint32_t)i, &s) == 0 && s->type != SHT_NOBITS_ &&
+		if (pfelf_section(f, (uint32_t)i, &s) == 0 && s->type != SHT_NOBITS &&
 		    (s->status & PFELF_ST_OUT_OF_FILE)) {
 			snprintf(why, n, "section %s lies past its end (%jd bytes: partial)",
 			         s->name, (intmax_t)st.st_size);
@@ -299,7 +300,7 @@ static int verify(int fd, const uint8_t *id, unsigned len, bool debug, char *why
 	}
 	const pfelf_shdr *info;
 	if (ret == 0 && debug &&
-	    (pfelf_section_by_name(f, ".debug_info", &info) < 0 || info->type == SHT_NOBITS_ ||
+	    (pfelf_section_by_name(f, ".debug_info", &info) < 0 || info->type == SHT_NOBITS ||
 	     info->size == 0)) {
 		snprintf(why, n, "no .debug_info with bytes (not a debug file)");
 		ret = -EIO;
