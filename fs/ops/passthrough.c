@@ -36,14 +36,22 @@
  * The backing file is the source file, opened read-only as every source
  * file is (source.h: no symlink followed) and taken only when it is still
  * the file the view was built from (its identity: device, inode, size,
- * times); any other answer (a changed or vanished file, no descriptor
- * left, a file system too deep) gives the daemon's path, which then
- * answers as it does for any view.
+ * mtime, ctime); any other answer (a changed or vanished file, no
+ * descriptor left, a file system too deep) gives the daemon's path, which
+ * then answers as it does for any view. An open that joins a backing file
+ * held already checks the same (an lstat of the source): the held file is
+ * the same inode after a rewrite in place, and would read its new bytes
+ * as the old view's. One that fails can take neither the daemon's path
+ * nor another backing file (the kernel refuses both beside the held one):
+ * it is answered ESTALE, the source's node is checked at its next use,
+ * and the kernel looks the path up again and opens the fresh view
+ * (check.h: a second ESTALE in a row is EIO).
  */
 #include "ops/passthrough.h"
 #include "base/log.h"
 #include "ops/initext.h"
 #include "source/source.h"
+#include "tree/check.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -178,6 +186,23 @@ static void backing_close(int32_t id)
 		elog(LOG_WARNING, "passthrough: backing id %d: close: %s", id, strerror(errno));
 }
 
+/* Whether st is the file view v was built from: 0, or -ESTALE. */
+static int is_view_file(const struct stat *st, const struct bview *v)
+{
+	pfelf_identity id;
+	src_identity(st, &id);
+	return pfelf_identity_equal(&id, &v->id) ? 0 : -ESTALE;
+}
+
+/* Whether the source of binary node root is still the file view v was
+ * built from (an lstat by its path): 0, -ESTALE, or the -errno of lstat. */
+static int source_is_view(struct node *root, const struct bview *v)
+{
+	struct stat st;
+	int ret = src_lstat(root, &st);
+	return ret < 0 ? ret : is_view_file(&st, v);
+}
+
 /* A backing id of the source file of view v (binary node root): > 0, or
  * -errno. */
 static int32_t backing_open(struct node *root, const struct bview *v)
@@ -186,13 +211,7 @@ static int32_t backing_open(struct node *root, const struct bview *v)
 	if (fd < 0)
 		return fd;
 	struct stat st;
-	pfelf_identity id;
-	int32_t ret = fstat(fd, &st) < 0 ? -errno : 0;
-	if (ret == 0) {
-		src_identity(&st, &id);
-		if (!pfelf_identity_equal(&id, &v->id))
-			ret = -ESTALE;
-	}
+	int32_t ret = fstat(fd, &st) < 0 ? -errno : is_view_file(&st, v);
 	if (ret == 0) {
 		struct pt_backing_map map = {.fd = fd};
 		ret = ioctl(fuse_session_fd(elffs.se), PT_IOC_BACKING_OPEN, &map);
@@ -219,16 +238,25 @@ static bool is_whole_file(struct node *n, const struct bview *v)
 	       !v->outer;
 }
 
-void passthrough_open(struct node *n, const struct bview *v, struct fuse_file_info *fi,
-                      struct ptopen *p)
+int passthrough_open(struct node *n, const struct bview *v, struct fuse_file_info *fi,
+                     struct ptopen *p)
 {
 	*p = (struct ptopen){n->ino, PT_NONE};
 	if (!atomic_load(&enabled) || !is_whole_file(n, v))
-		return;
+		return 0;
 	int32_t backing = 0;
 	pthread_mutex_lock(&lock);
 	int8_t mode = join_locked(n->ino, &backing);
 	pthread_mutex_unlock(&lock);
+	if (mode == PT_PASS && source_is_view(node_vroot(n), v) < 0) {
+		/* the held backing file is not the view's any more: neither it
+		 * nor the daemon's path (the kernel refuses a second mode and
+		 * a second backing file for one inode) */
+		p->mode = mode;
+		passthrough_release(p);
+		check_force(node_broot(n)); /* the path's lookup sees the change */
+		return -ESTALE;
+	}
 	if (mode == PT_NONE) {
 		int32_t made = backing_open(node_vroot(n), v);
 		pthread_mutex_lock(&lock);
@@ -251,6 +279,7 @@ void passthrough_open(struct node *n, const struct bview *v, struct fuse_file_in
 		fi->direct_io = 0;
 		initext_open_passthrough(backing);
 	}
+	return 0;
 }
 
 void passthrough_replied(void)
