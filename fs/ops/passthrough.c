@@ -238,6 +238,39 @@ static bool is_whole_file(struct node *n, const struct bview *v)
 	       !v->outer;
 }
 
+/* Count a first open of ino (lock not held) whose backing id is made
+ * (-errno: none): the mode it counts in and its *backing. An open that
+ * came first meanwhile is joined instead, and made given back. */
+static int8_t first_open(uint64_t ino, int32_t made, int32_t *backing)
+{
+	pthread_mutex_lock(&lock);
+	int8_t mode = join_locked(ino, backing);
+	struct ptnode *e = NULL;
+	if (mode == PT_NONE && (e = calloc(1, sizeof(*e)))) {
+		*e = (struct ptnode){ino, 1, made > 0 ? PT_PASS : PT_CACHED, made, NULL};
+		*slot_of(ino) = e;
+		mode = e->mode;
+		*backing = made;
+		made = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	if (made > 0)
+		backing_close(made);
+	return mode;
+}
+
+/* An open of n counted in passthrough (p) whose source is not its view's
+ * file: the held backing file is not, and the kernel refuses the daemon's
+ * path and a second backing file beside it. Its count given back, the
+ * binary checked at its next use (the kernel's second walk sees the
+ * change, also at a root it does not look up again): -ESTALE. */
+static int refuse_join(struct node *n, struct ptopen *p)
+{
+	passthrough_release(p);
+	check_force(node_broot(n));
+	return -ESTALE;
+}
+
 int passthrough_open(struct node *n, const struct bview *v, struct fuse_file_info *fi,
                      struct ptopen *p)
 {
@@ -248,32 +281,16 @@ int passthrough_open(struct node *n, const struct bview *v, struct fuse_file_inf
 	pthread_mutex_lock(&lock);
 	int8_t mode = join_locked(n->ino, &backing);
 	pthread_mutex_unlock(&lock);
-	if (mode == PT_PASS && source_is_view(node_vroot(n), v) < 0) {
-		/* the held backing file is not the view's any more: neither it
-		 * nor the daemon's path (the kernel refuses a second mode and
-		 * a second backing file for one inode) */
-		p->mode = mode;
-		passthrough_release(p);
-		check_force(node_broot(n)); /* the path's lookup sees the change */
-		return -ESTALE;
-	}
+	/* 0 when the source is the view's file: asked of every passthrough open */
+	int same = mode == PT_PASS ? source_is_view(node_vroot(n), v) : 0;
 	if (mode == PT_NONE) {
 		int32_t made = backing_open(node_vroot(n), v);
-		pthread_mutex_lock(&lock);
-		mode = join_locked(n->ino, &backing); /* another open came first */
-		struct ptnode *e = NULL;
-		if (mode == PT_NONE && (e = calloc(1, sizeof(*e)))) {
-			*e = (struct ptnode){n->ino, 1, made > 0 ? PT_PASS : PT_CACHED, made, NULL};
-			*slot_of(n->ino) = e;
-			mode = e->mode;
-			backing = made;
-			made = 0;
-		}
-		pthread_mutex_unlock(&lock);
-		if (made > 0)
-			backing_close(made);
+		same = made > 0 ? 0 : made;
+		mode = first_open(n->ino, made, &backing);
 	}
 	p->mode = mode;
+	if (mode == PT_PASS && same < 0)
+		return refuse_join(n, p);
 	if (mode == PT_PASS) {
 		fi->keep_cache = 0;
 		fi->direct_io = 0;
