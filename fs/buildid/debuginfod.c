@@ -1,15 +1,15 @@
 /* Build ids asked of debuginfod servers (debuginfod.h). */
 #include "buildid/debuginfod.h"
 #include "buildid/debuginfod_verdict.h"
+#include "buildid/debuginfod_verify.h"
 #include "base/elffs.h"
+#include "base/errors.h"
 #include "base/log.h"
 #include "source/source.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <pfelf.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,7 +23,6 @@
 #include <elfutils/debuginfod.h>
 #endif
 
-#define SHT_NOBITS_  8u
 #define DBGD_LOG_MAX (64u << 10) /* libdebuginfod's diagnostics of one call, read */
 
 /* A build id asked for: verified (dir and base set), or refused until bad_until_ns. */
@@ -54,6 +53,8 @@ static pthread_cond_t landed = PTHREAD_COND_INITIALIZER;
 static struct entry **entries;
 static size_t n_entries, cap_entries;
 static struct flight *flights;
+static char **retired; /* names entries had: kept until exit */
+static size_t n_retired, cap_retired;
 static struct dbgd_stats stats;
 static bool enabled;
 
@@ -107,20 +108,13 @@ int dbgd_known(const uint8_t *id, unsigned len, bool debug)
 	return ret;
 }
 
-static void hex_of(const uint8_t *id, unsigned len, char *out)
-{
-	for (unsigned i = 0; i < len; i++)
-		snprintf(out + 2 * i, 3, "%02x", id[i]);
-	out[2 * len] = '\0';
-}
-
 int dbgd_entry_name(uint32_t e, char *buf, size_t size)
 {
 	char hex[2 * BID_MAX + 1];
 	pthread_mutex_lock(&mu);
 	int ret = -ENOENT;
 	if (e < n_entries) {
-		hex_of(entries[e]->id, entries[e]->len, hex);
+		dbgd_hex_of(entries[e]->id, entries[e]->len, hex);
 		ret = snprintf(buf, size, "%s%s", hex, entries[e]->debug ? ".debug" : "");
 	}
 	pthread_mutex_unlock(&mu);
@@ -148,48 +142,104 @@ int dbgd_entry_of_name(const char *name)
 	return dbgd_known(id, (unsigned)(hex / 2), debug);
 }
 
-static bool same_file(const struct stat *a, const struct stat *b)
+/* What an entry holds, copied out of the table. */
+struct held {
+	uint8_t id[BID_MAX];
+	unsigned len;
+	bool debug;
+	const char *dir;  /* kept until exit */
+	const char *base; /* kept until exit */
+	struct stat st;   /* the identity verified */
+};
+
+/* Entry e if it is verified; -ENOENT when it is not. */
+static int held_of(uint32_t e, struct held *h)
 {
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+	pthread_mutex_lock(&mu);
+	struct entry *en = e < n_entries && entries[e]->good ? entries[e] : NULL;
+	if (en) {
+		memcpy(h->id, en->id, en->len);
+		h->len = en->len;
+		h->debug = en->debug;
+		h->dir = en->dir;
+		h->base = en->base;
+		h->st = en->st;
+	}
+	pthread_mutex_unlock(&mu);
+	return en ? 0 : -ENOENT;
+}
+
+/* Entry e's file, verified as h, is another file now: st, verified again,
+ * or with st NULL none (the entry is no longer verified: the next lookup
+ * fetches again). Nothing when e was verified again meanwhile. */
+static void reverified(uint32_t e, const struct held *h, const struct stat *st)
+{
+	pthread_mutex_lock(&mu);
+	struct entry *en = entries[e];
+	if (en->good && src_same_identity(&en->st, &h->st)) {
+		if (st)
+			en->st = *st;
+		en->good = st != NULL;
+		en->bad_until_ns = 0;
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+/*
+ * Entry e's file now: 0 and *st when it is the file verified, or another
+ * file (any change of identity, the ctime's too) that passes the
+ * verification again. A file that is gone or fails (then removed from
+ * the cache) unverifies the entry: -ENOENT or -EIO. Other errors (no
+ * descriptor, no memory) leave it as it is.
+ */
+static int entry_now(uint32_t e, struct stat *st)
+{
+	struct held h;
+	int ret = held_of(e, &h);
+	if (ret < 0)
+		return ret;
+	int dfd = open(h.dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ret = dfd < 0 ? -errno : src_statat(dfd, h.base, st);
+	char why[256] = "";
+	if (ret == 0 && !src_same_identity(st, &h.st))
+		ret = dbgd_verify_again(dfd, h.base, h.id, h.len, h.debug, st, why, sizeof(why));
+	if (dfd >= 0)
+		close(dfd);
+	if (ret == 0 || ret == -EIO || err_unreachable(ret))
+		reverified(e, &h, ret == 0 ? st : NULL);
+	if (ret == -EIO) {
+		char hex[2 * BID_MAX + 1];
+		dbgd_hex_of(h.id, h.len, hex);
+		elog(LOG_WARNING,
+		     "debuginfod: %s %s: the cached file changed and fails the verification: %s; "
+		     "removed, to be fetched again",
+		     hex, h.debug ? "debuginfo" : "executable", why);
+	}
+	return ret;
 }
 
 int dbgd_entry_stat(uint32_t e, struct stat *st)
 {
-	pthread_mutex_lock(&mu);
-	struct entry *en = e < n_entries && entries[e]->good ? entries[e] : NULL;
-	pthread_mutex_unlock(&mu);
-	if (!en)
-		return -ENOENT;
-	int dfd = open(en->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -ENOENT;
-	int ret = src_statat(dfd, en->base, st);
-	close(dfd);
-	if (ret == 0 && !same_file(st, &en->st))
-		ret = -ENOENT;
-	return ret < 0 ? -ENOENT : 0;
+	return entry_now(e, st) < 0 ? -ENOENT : 0;
 }
 
 /* source.c's locator of a remote view's binary node: its file in the cache. */
 static int locate_entry(const struct node *n, struct srcloc *loc)
 {
 	int e = dbgd_entry_of_name(n->name);
-	if (e < 0)
-		return e;
 	struct stat st;
-	int ret = dbgd_entry_stat((uint32_t)e, &st);
+	struct held h;
+	int ret = e < 0 ? e : dbgd_entry_stat((uint32_t)e, &st);
+	if (ret == 0)
+		ret = held_of((uint32_t)e, &h);
 	if (ret < 0)
 		return ret;
-	pthread_mutex_lock(&mu);
-	struct entry *en = entries[e];
-	pthread_mutex_unlock(&mu);
-	int dfd = open(en->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(h.dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -ENOENT;
 	loc->dirfd = dfd;
 	loc->owned = true;
-	loc->name = en->base; /* kept until exit */
+	loc->name = h.base; /* kept until exit */
 	return 0;
 }
 
@@ -208,9 +258,33 @@ void dbgd_stats_get(struct dbgd_stats *s)
 
 #ifdef ELFFS_DEBUGINFOD
 
-/* Keep (id, debug) as verified at path (fd open on it), or as refused
+/* Keep name[0..n) in *slot (mu held): the name there when it is the same,
+ * else a copy; the name replaced stays until exit (a locator may hold it). */
+static int keep_name_locked(char **slot, const char *name, size_t n)
+{
+	if (*slot && strlen(*slot) == n && memcmp(*slot, name, n) == 0)
+		return 0;
+	if (*slot && n_retired == cap_retired) {
+		size_t cap = cap_retired ? 2 * cap_retired : 4;
+		char **p = realloc(retired, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		retired = p;
+		cap_retired = cap;
+	}
+	char *copy = strndup(name, n);
+	if (!copy)
+		return -ENOMEM;
+	if (*slot)
+		retired[n_retired++] = *slot;
+	*slot = copy;
+	return 0;
+}
+
+/* Keep (id, debug) as verified at path with identity st, or as refused
  * (path NULL); its index or -ENOMEM (mu held). */
-static int remember_locked(const uint8_t *id, unsigned len, bool debug, const char *path, int fd)
+static int remember_locked(const uint8_t *id, unsigned len, bool debug, const char *path,
+                           const struct stat *st)
 {
 	long i = find_locked(id, len, debug);
 	struct entry *e = i >= 0 ? entries[i] : calloc(1, sizeof(*e));
@@ -233,79 +307,22 @@ static int remember_locked(const uint8_t *id, unsigned len, bool debug, const ch
 		i = (long)n_entries;
 		entries[n_entries++] = e;
 	}
+	e->good = false;
 	if (!path) {
-		e->good = false;
 		e->bad_until_ns = elffs_now_ns() + DBGD_BAD_RETRY_S * 1000000000ULL;
 		return (int)i;
 	}
 	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-	char *base = strdup(slash ? slash + 1 : path);
-	if (!dir || !base || fstat(fd, &e->st) < 0) {
-		free(dir);
-		free(base);
-		return -ENOMEM;
-	}
-	free(e->dir); /* an entry is made good once: base stays valid */
-	e->dir = dir;
-	if (!e->base)
-		e->base = base;
-	else
-		free(base);
+	int ret = slash ? keep_name_locked(&e->dir, path, (size_t)(slash - path))
+	                : keep_name_locked(&e->dir, ".", 1);
+	const char *base = slash ? slash + 1 : path;
+	if (ret == 0)
+		ret = keep_name_locked(&e->base, base, strlen(base));
+	if (ret < 0)
+		return ret;
+	e->st = *st;
 	e->good = true;
 	return (int)i;
-}
-
-/* Why the file open as fd is not the one asked for, into why; 0 when it is. */
-static int verify(int fd, const uint8_t *id, unsigned len, bool debug, char *why, size_t n)
-{
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(why, n, "not a regular file");
-		return -EIO;
-	}
-	pfelf_file *f;
-	int ret = pfelf_open_fd(fd, PFELF_OPEN_NOMMAP, &f);
-	if (ret < 0) {
-		snprintf(why, n, "not an ELF file pfelf accepts (%s)", strerror(-ret));
-		return -EIO;
-	}
-	const uint8_t *bid;
-	int bl = pfelf_build_id(f, &bid);
-	char got[2 * BID_MAX + 1] = "none";
-	if (bl > 0 && bl <= BID_MAX)
-		hex_of(bid, (unsigned)bl, got);
-	ret = bl < 0 || !same_id(bid, (unsigned)bl, id, len) ? -EIO : 0;
-	if (ret < 0)
-		snprintf(why, n, "its build id is %s", got);
-	int count = ret == 0 ? pfelf_section_count(f) : 0;
-	for (int i = 1; ret == 0 && i < count; i++) {
-		const pfelf_shdr *s;
-		if (pfelf_section(f, (uint32_t)i, &s) == 0 && s->type != SHT_NOBITS_ &&
-		    (s->status & PFELF_ST_OUT_OF_FILE)) {
-			snprintf(why, n, "section %s lies past its end (%jd bytes: partial)",
-			         s->name, (intmax_t)st.st_size);
-			ret = -EIO;
-		}
-	}
-	count = ret == 0 ? pfelf_segment_count(f) : 0;
-	for (int i = 0; ret == 0 && i < count; i++) {
-		const pfelf_phdr *p;
-		if (pfelf_segment(f, (uint32_t)i, &p) == 0 && (p->status & PFELF_ST_OUT_OF_FILE)) {
-			snprintf(why, n, "segment %d lies past its end (%jd bytes: partial)", i,
-			         (intmax_t)st.st_size);
-			ret = -EIO;
-		}
-	}
-	const pfelf_shdr *info;
-	if (ret == 0 && debug &&
-	    (pfelf_section_by_name(f, ".debug_info", &info) < 0 || info->type == SHT_NOBITS_ ||
-	     info->size == 0)) {
-		snprintf(why, n, "no .debug_info with bytes (not a debug file)");
-		ret = -EIO;
-	}
-	pfelf_close(f);
-	return ret;
 }
 
 struct progress {
@@ -352,20 +369,21 @@ static void drop_negative(const char *log, size_t n, const char *hex, bool debug
 }
 
 /* Count the answer of a fetch and keep what it gave (no lock held). */
-static int account(const uint8_t *id, unsigned len, bool debug, int ret, const char *path, int fd)
+static int account(const uint8_t *id, unsigned len, bool debug, int ret, const char *path,
+                   const struct stat *st)
 {
 	pthread_mutex_lock(&mu);
 	stats.requests++;
 	if (ret == 0) {
-		ret = remember_locked(id, len, debug, path, fd);
+		ret = remember_locked(id, len, debug, path, st);
 		stats.hits += ret >= 0;
 		stats.bytes += ret >= 0 ? (uint64_t)entries[ret]->st.st_size : 0;
 	} else if (ret == -ENOENT) {
 		stats.misses++;
 	} else {
 		stats.errors++;
-		if (fd >= 0) /* a bad file: not asked again for a while */
-			remember_locked(id, len, debug, NULL, -1);
+		if (st) /* a bad file: not asked again for a while */
+			remember_locked(id, len, debug, NULL, NULL);
 	}
 	pthread_mutex_unlock(&mu);
 	return ret;
@@ -375,7 +393,7 @@ static int account(const uint8_t *id, unsigned len, bool debug, int ret, const c
 static int fetch_now(const uint8_t *id, unsigned len, bool debug)
 {
 	char hex[2 * BID_MAX + 1], what[2 * BID_MAX + 16];
-	hex_of(id, len, hex);
+	dbgd_hex_of(id, len, hex);
 	snprintf(what, sizeof(what), "%s %s", hex, debug ? "debuginfo" : "executable");
 	debuginfod_client *c = debuginfod_begin();
 	if (!c)
@@ -398,7 +416,10 @@ static int fetch_now(const uint8_t *id, unsigned len, bool debug)
 	if (v.drop_negative)
 		drop_negative(log, logn, hex, debug);
 	char why[256] = "";
-	int ret = fd < 0 ? v.err : verify(fd, id, len, debug, why, sizeof(why));
+	struct stat st; /* the identity verified, taken before: a change after it is seen */
+	int ret = fd < 0               ? v.err
+	          : fstat(fd, &st) < 0 ? -EIO
+	                               : dbgd_verify(fd, id, len, debug, why, sizeof(why));
 	if (fd < 0 && ret != -ENOENT)
 		elog(LOG_WARNING, "debuginfod: %s: %s from %s: %s (libdebuginfod: %s)", what,
 		     ret == -ETIMEDOUT ? "no answer in time" : "failed", url ? url : "?",
@@ -408,7 +429,7 @@ static int fetch_now(const uint8_t *id, unsigned len, bool debug)
 		elog(LOG_WARNING, "debuginfod: %s from %s refused: %s; removed from the cache",
 		     what, url ? url : "?", why);
 	}
-	ret = account(id, len, debug, ret, path, fd);
+	ret = account(id, len, debug, ret, path, fd >= 0 ? &st : NULL);
 	if (fd >= 0)
 		close(fd);
 	if (vfd >= 0)
@@ -462,6 +483,11 @@ int dbgd_fetch(const uint8_t *id, unsigned len, bool debug)
 {
 	if (!enabled || len < BID_MIN || len > BID_MAX)
 		return -ENOENT;
+	/* a verified file that changed and fails again is fetched again */
+	int e = dbgd_known(id, len, debug);
+	struct stat st;
+	if (e >= 0 && entry_now((uint32_t)e, &st) == 0)
+		return e;
 	pthread_mutex_lock(&mu);
 	int ret = table_answer_locked(id, len, debug);
 	struct flight *f = ret == 1 ? flight_of_locked(id, len, debug) : NULL;
@@ -508,5 +534,10 @@ void dbgd_destroy(void)
 	free(entries);
 	entries = NULL;
 	n_entries = cap_entries = 0;
+	for (size_t i = 0; i < n_retired; i++)
+		free(retired[i]);
+	free(retired);
+	retired = NULL;
+	n_retired = cap_retired = 0;
 	pthread_mutex_unlock(&mu);
 }

@@ -5,19 +5,23 @@
  * (DEBUGINFOD_TIMEOUT, DEBUGINFOD_MAXSIZE, DEBUGINFOD_MAXTIME) and
  * negative cache; no HTTP code here.
  *
- * A fetched file is *verified* before it is shown: a regular file that
- * pfelf opens, every section and segment inside the file, its own GNU
- * build id the one asked for, and for a debug file a .debug_info section
- * with bytes. A file that fails is unlinked from the cache, one log line
- * names the server (debuginfod_get_url), and the lookup answers EIO; it
- * is not asked again for DBGD_BAD_RETRY_S.
+ * A fetched file is *verified* before it is shown (debuginfod_verify.h).
+ * A file that fails is unlinked from the cache, one log line names the
+ * server (debuginfod_get_url), and the lookup answers EIO; it is not
+ * asked again for DBGD_BAD_RETRY_S.
  *
  * Verified files are *entries* of a table that lives until exit: an entry
  * keeps the file's path in the cache and its identity (dev, ino, size,
- * mtime) at verification. The view of an entry is a binary node whose
- * parent is not a directory of SOURCE: source.c locates it through
- * dbgd_locate, which opens the file's directory in the cache and refuses
- * a file that is not the one verified any more (-ENOENT).
+ * mtime, ctime) taken before its verification. The view of an entry is a
+ * binary node whose parent is not a directory of SOURCE: source.c locates
+ * it through locate_entry, which opens the file's directory in the cache.
+ * Every look at an entry's file (a lookup, a fetch answered from the
+ * table, a locate) compares its identity: a file of another identity (a
+ * rewrite in place with its times put back moves the ctime) is verified
+ * again before it is used; one that fails is unlinked with a log line,
+ * and one that fails or is gone is no entry any more: the lookup that
+ * meets it fetches again (as a first fetch), and the node whose file it
+ * was is -ENOENT.
  *
  * Concurrent fetches of one id make one request (single flight: the
  * first caller fetches, the others wait for its answer). The bound on
@@ -59,12 +63,13 @@ int dbgd_configure(const char *urls);
 /* Whether -o debuginfod is on. */
 bool dbgd_enabled(void);
 
-/* Start: hand dbgd_locate to source.c (before the session runs). */
+/* Start: hand locate_entry to source.c (before the session runs). */
 void dbgd_start(void);
 
 /*
  * The verified entry of id[0..len) (debug: a debug file, else an
- * executable): from the table, or fetched now (single flight). Its number;
+ * executable): from the table when its file is still the one verified (or
+ * passes the verification again), or fetched now (single flight). Its number;
  * -ENOENT (no server has it), -ETIMEDOUT, -EIO (bad content, or any other
  * failure of the servers), -ENOMEM. Blocks up to the client's limits.
  */
@@ -81,9 +86,10 @@ int dbgd_entry_name(uint32_t e, char *buf, size_t size);
 /* The entry a remote view's name ("<hex>[.debug]") stands for, or -ENOENT. */
 int dbgd_entry_of_name(const char *name);
 
-/* The identity of entry e's file as verified: fills st (dev, ino, mode,
- * size, mtime, ctime, owner) from a fresh lstat; -ENOENT when it changed
- * or is gone. */
+/* The identity of entry e's file now: fills st (dev, ino, mode, size,
+ * mtime, ctime, owner) from a fresh lstat, the file verified again when
+ * its identity changed; -ENOENT when it is gone, fails the verification
+ * (then no entry any more) or cannot be looked at. */
 struct stat;
 int dbgd_entry_stat(uint32_t e, struct stat *st);
 

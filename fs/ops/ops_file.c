@@ -205,7 +205,7 @@ static int ofile_new(struct node *n, struct ofile **out)
 	return 0;
 }
 
-static int open_node(struct node *n, int tid, struct ofile **out)
+static int open_node(struct node *n, int tid, struct fuse_file_info *fi, struct ofile **out)
 {
 	bool retry = check_open_retry(tid);
 	if (node_is_dir(n))
@@ -215,6 +215,14 @@ static int open_node(struct node *n, int tid, struct ofile **out)
 	int ret = check_node(n);
 	if (ret == 0)
 		ret = ofile_new(n, out);
+	if (ret == 0) {
+		iopolicy_open(n, fi); /* direct_io, keep_cache */
+		ret = passthrough_open(n, (*out)->view, fi, &(*out)->pt);
+	}
+	if (ret < 0 && *out) {
+		ofile_free(*out);
+		*out = NULL;
+	}
 	return ret == -ESTALE ? check_refuse_open(tid, retry) : ret;
 }
 
@@ -228,11 +236,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ofile *of = NULL;
 	int ret = n ? access_check(req, n, ACCESS_OPEN) : -ESTALE;
 	if (ret == 0)
-		ret = open_node(n, (int)fuse_req_ctx(req)->pid, &of);
-	if (ret == 0) {
-		iopolicy_open(n, fi); /* direct_io, keep_cache */
-		passthrough_open(n, of->view, fi, &of->pt);
-	}
+		ret = open_node(n, (int)fuse_req_ctx(req)->pid, fi, &of);
 	node_put(n);
 	if (ret < 0) {
 		fuse_reply_err(req, -ret);

@@ -36,14 +36,22 @@
  * The backing file is the source file, opened read-only as every source
  * file is (source.h: no symlink followed) and taken only when it is still
  * the file the view was built from (its identity: device, inode, size,
- * times); any other answer (a changed or vanished file, no descriptor
- * left, a file system too deep) gives the daemon's path, which then
- * answers as it does for any view.
+ * mtime, ctime); any other answer (a changed or vanished file, no
+ * descriptor left, a file system too deep) gives the daemon's path, which
+ * then answers as it does for any view. An open that joins a backing file
+ * held already checks the same (an lstat of the source): the held file is
+ * the same inode after a rewrite in place, and would read its new bytes
+ * as the old view's. One that fails can take neither the daemon's path
+ * nor another backing file (the kernel refuses both beside the held one):
+ * it is answered ESTALE, the source's node is checked at its next use,
+ * and the kernel looks the path up again and opens the fresh view
+ * (check.h: a second ESTALE in a row is EIO).
  */
 #include "ops/passthrough.h"
 #include "base/log.h"
 #include "ops/initext.h"
 #include "source/source.h"
+#include "tree/check.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -178,6 +186,23 @@ static void backing_close(int32_t id)
 		elog(LOG_WARNING, "passthrough: backing id %d: close: %s", id, strerror(errno));
 }
 
+/* Whether st is the file view v was built from: 0, or -ESTALE. */
+static int is_view_file(const struct stat *st, const struct bview *v)
+{
+	pfelf_identity id;
+	src_identity(st, &id);
+	return pfelf_identity_equal(&id, &v->id) ? 0 : -ESTALE;
+}
+
+/* Whether the source of binary node root is still the file view v was
+ * built from (an lstat by its path): 0, -ESTALE, or the -errno of lstat. */
+static int source_is_view(struct node *root, const struct bview *v)
+{
+	struct stat st;
+	int ret = src_lstat(root, &st);
+	return ret < 0 ? ret : is_view_file(&st, v);
+}
+
 /* A backing id of the source file of view v (binary node root): > 0, or
  * -errno. */
 static int32_t backing_open(struct node *root, const struct bview *v)
@@ -186,13 +211,7 @@ static int32_t backing_open(struct node *root, const struct bview *v)
 	if (fd < 0)
 		return fd;
 	struct stat st;
-	pfelf_identity id;
-	int32_t ret = fstat(fd, &st) < 0 ? -errno : 0;
-	if (ret == 0) {
-		src_identity(&st, &id);
-		if (!pfelf_identity_equal(&id, &v->id))
-			ret = -ESTALE;
-	}
+	int32_t ret = fstat(fd, &st) < 0 ? -errno : is_view_file(&st, v);
 	if (ret == 0) {
 		struct pt_backing_map map = {.fd = fd};
 		ret = ioctl(fuse_session_fd(elffs.se), PT_IOC_BACKING_OPEN, &map);
@@ -219,38 +238,65 @@ static bool is_whole_file(struct node *n, const struct bview *v)
 	       !v->outer;
 }
 
-void passthrough_open(struct node *n, const struct bview *v, struct fuse_file_info *fi,
-                      struct ptopen *p)
+/* Count a first open of ino (lock not held) whose backing id is made
+ * (-errno: none): the mode it counts in and its *backing. An open that
+ * came first meanwhile is joined instead, and made given back. */
+static int8_t first_open(uint64_t ino, int32_t made, int32_t *backing)
+{
+	pthread_mutex_lock(&lock);
+	int8_t mode = join_locked(ino, backing);
+	struct ptnode *e = NULL;
+	if (mode == PT_NONE && (e = calloc(1, sizeof(*e)))) {
+		*e = (struct ptnode){ino, 1, made > 0 ? PT_PASS : PT_CACHED, made, NULL};
+		*slot_of(ino) = e;
+		mode = e->mode;
+		*backing = made;
+		made = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	if (made > 0)
+		backing_close(made);
+	return mode;
+}
+
+/* An open of n counted in passthrough (p) whose source is not its view's
+ * file: the held backing file is not, and the kernel refuses the daemon's
+ * path and a second backing file beside it. Its count given back, the
+ * binary checked at its next use (the kernel's second walk sees the
+ * change, also at a root it does not look up again): -ESTALE. */
+static int refuse_join(struct node *n, struct ptopen *p)
+{
+	passthrough_release(p);
+	check_force(node_broot(n));
+	return -ESTALE;
+}
+
+int passthrough_open(struct node *n, const struct bview *v, struct fuse_file_info *fi,
+                     struct ptopen *p)
 {
 	*p = (struct ptopen){n->ino, PT_NONE};
 	if (!atomic_load(&enabled) || !is_whole_file(n, v))
-		return;
+		return 0;
 	int32_t backing = 0;
 	pthread_mutex_lock(&lock);
 	int8_t mode = join_locked(n->ino, &backing);
 	pthread_mutex_unlock(&lock);
+	/* 0 when the source is the view's file: asked of every passthrough open */
+	int same = mode == PT_PASS ? source_is_view(node_vroot(n), v) : 0;
 	if (mode == PT_NONE) {
 		int32_t made = backing_open(node_vroot(n), v);
-		pthread_mutex_lock(&lock);
-		mode = join_locked(n->ino, &backing); /* another open came first */
-		struct ptnode *e = NULL;
-		if (mode == PT_NONE && (e = calloc(1, sizeof(*e)))) {
-			*e = (struct ptnode){n->ino, 1, made > 0 ? PT_PASS : PT_CACHED, made, NULL};
-			*slot_of(n->ino) = e;
-			mode = e->mode;
-			backing = made;
-			made = 0;
-		}
-		pthread_mutex_unlock(&lock);
-		if (made > 0)
-			backing_close(made);
+		same = made > 0 ? 0 : made;
+		mode = first_open(n->ino, made, &backing);
 	}
 	p->mode = mode;
+	if (mode == PT_PASS && same < 0)
+		return refuse_join(n, p);
 	if (mode == PT_PASS) {
 		fi->keep_cache = 0;
 		fi->direct_io = 0;
 		initext_open_passthrough(backing);
 	}
+	return 0;
 }
 
 void passthrough_replied(void)

@@ -36,11 +36,14 @@ struct ptopen {
  * again and checked to be the file v was built from. For a passthrough
  * open it clears fi's cache and direct I/O flags and tells initext the
  * backing id (the caller replies at once, then calls
- * passthrough_replied). Always succeeds: an open that cannot pass through
- * takes the daemon's path. *p is what passthrough_release needs.
+ * passthrough_replied). 0: a first open that cannot pass through takes the
+ * daemon's path. -ESTALE: the open would join a passthrough open whose
+ * source is not the file v was built from any more (nothing counted; the
+ * caller answers as for an open of an older generation, check.h).
+ * *p is what passthrough_release needs.
  */
-void passthrough_open(struct node *n, const struct bview *v, struct fuse_file_info *fi,
-                      struct ptopen *p);
+int passthrough_open(struct node *n, const struct bview *v, struct fuse_file_info *fi,
+                     struct ptopen *p);
 
 /* After the reply to an open that passthrough_open saw. */
 void passthrough_replied(void);

@@ -126,6 +126,14 @@ ssize_t bidrem_readlink(const struct node *n, char *buf, size_t size)
 	return ret == -ENAMETOOLONG ? -ERANGE : ret;
 }
 
+/* Whether entry e (or -errno) has its verified file still (or one that
+ * passes the verification again): a lookup of it asks no server. */
+static bool entry_holds(int e)
+{
+	struct stat st;
+	return e >= 0 && dbgd_entry_stat((uint32_t)e, &st) == 0;
+}
+
 /* Whether name in the prefix directory of byte b is neither in the local
  * index nor verified already. */
 static bool needs_fetch(unsigned b, const char *name)
@@ -136,7 +144,7 @@ static bool needs_fetch(unsigned b, const char *name)
 	if (snprintf(full, sizeof(full), "%02x%s", b & 0xffu, name) >= (int)sizeof(full))
 		return false;
 	int len = parse_name(full, id, &debug);
-	if (len < 0 || dbgd_known(id, (unsigned)len, debug) >= 0)
+	if (len < 0 || entry_holds(dbgd_known(id, (unsigned)len, debug)))
 		return false;
 	char *buf = malloc(PATH_MAX);
 	if (!buf)
@@ -154,7 +162,7 @@ uint64_t bidrem_lookup_dev(fuse_ino_t parent, const char *name)
 	struct node *dir = node_get(parent);
 	bool fetch = false;
 	if (dir && bidrem_is_dir(dir))
-		fetch = dbgd_entry_of_name(name) < 0;
+		fetch = !entry_holds(dbgd_entry_of_name(name));
 	else if (dir && dir->kind == NK_BIDDIR)
 		fetch = needs_fetch((unsigned)dir->aux, name);
 	node_put(dir);

@@ -21,6 +21,12 @@ are not in SOURCE.
   Content-Length over DEBUGINFOD_MAXSIZE (EIO), 404 (ENOENT, asked once
   then answered by libdebuginfod's negative cache); the daemon alive and
   nothing left half-written in the cache after each.
+- A verified file rewritten in the cache with another build's bytes of
+  the same size, its times put back (only the ctime moves): not shown as
+  that id; it is verified again, removed and fetched again, so build-id
+  and elf give the id's own bytes (two requests); a change that leaves
+  the bytes (only the ctime moves) passes the verification again and is
+  not fetched again.
 - 30 ids no server has, looked up on 4 runs (two mounts over one cache):
   30 requests (libdebuginfod's negative cache answers the others).
 - The local index wins: an id SOURCE has is never asked of the servers.
@@ -463,6 +469,7 @@ def check_faults(ck, work, srcdir):
         fault_case(ck, work, srcdir, fs, "over MAXSIZE", ids["over"], errno.EIO, "failed")
         # no server has it: asked once, then libdebuginfod's negative cache answers
         fault_case(ck, work, srcdir, fs, "404", ids["gone"], errno.ENOENT, None, 1)
+        check_cache_change(ck, work, srcdir, fs)
         check_absent_ids(ck, work, srcdir, fs)
         check_local_wins(ck, work, srcdir, fs)
         check_concurrency(ck, work, srcdir, fs, good_bid, ids)
@@ -471,6 +478,52 @@ def check_faults(ck, work, srcdir):
         fs.close()
         for k in ("DEBUGINFOD_TIMEOUT", "DEBUGINFOD_MAXSIZE"):
             os.environ.pop(k, None)
+
+
+def rewrite_kept_times(path, data):
+    """Write data over path in place and put its atime and mtime back (as
+    cp -p and rsync --inplace do): only the ctime moves."""
+    st = os.stat(path)
+    with open(path, "r+b") as f:
+        f.write(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def check_cache_change(ck, work, srcdir, fs):
+    """A verified executable of id X, rewritten in the cache with the bytes
+    of Y (another build of prog.c: the same size), is verified again before
+    it is shown: it fails, is removed and fetched again (elffs(1), ACROSS
+    MACHINES), so .remote/X/build-id names X and elf is X's bytes."""
+    fsrv = os.path.join(work, "faulty")
+    x, _, xid = build(fsrv, "cx", bid="c0" * 20)
+    y, _, yid = build(fsrv, "cy", bid="c1" * 20)
+    if not ck.eq(os.path.getsize(x), os.path.getsize(y), "two builds of the same size"):
+        return
+    fs.plan[xid] = ("file", x)
+    cache = fresh_cache(work, "changed")
+    cached = os.path.join(cache, xid, "executable")
+    # timeout=0: every access looks at the cached file again
+    with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()},timeout=0"]) as m:
+        view = os.path.join(m.path, ".build-id", ".remote", xid)
+        ck.ok(read(link_path(m.path, xid, False)) == read(x), "X fetched")
+        ck.ok(xid in read(os.path.join(view, "build-id")).decode(), "X's build-id")
+        ck.eq(fs.count(xid), 1, "X asked once")
+        # the bytes unchanged, the ctime moved: verified again, not fetched again
+        rewrite_kept_times(cached, read(x))
+        ck.ok(read(os.path.join(view, "elf")) == read(x), "X after a ctime change")
+        ck.eq(fs.count(xid), 1, "a file that passes the verification again is not fetched")
+        rewrite_kept_times(cached, read(y))
+        bid = read(os.path.join(view, "build-id")).decode(errors="replace")
+        ck.ok(yid not in bid and xid in bid, f"X's build-id after the rewrite: {bid!r}")
+        ck.ok(read(os.path.join(view, "elf")) == read(x), "X's elf after the rewrite")
+        ck.ok(read(link_path(m.path, xid, False)) == read(x), "X's link after the rewrite")
+        ck.eq(fs.count(xid), 2, "the rewritten file fetched again")
+        ck.ok(read(cached) == read(x), "the cache holds X again")
+        out = m.output()
+    ck.ok(re.search(r"debuginfod: %s executable: the cached file changed" % xid, out),
+          f"a log line for the rewritten file: {out[-500:]}")
+    print(f"a cached file rewritten with another build's bytes: fetched again "
+          f"({fs.count(xid)} requests)")
 
 
 def check_absent_ids(ck, work, srcdir, fs):

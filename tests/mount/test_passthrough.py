@@ -18,6 +18,12 @@ the daemon says at INIT that it is on, and then:
 - an open that cannot pass through (its source rewritten in place while
   the node is not looked at again) takes the daemon's path and reads EIO,
   and a second open beside it follows it;
+- a new open of an `elf` held open in passthrough, after its source was
+  rewritten in place with its times put back (the node not looked at
+  again: -o timeout=1000), does not join the held backing file (the new
+  bytes under the old view): it is answered ESTALE, and the kernel looks
+  the path up again and opens the fresh view (another inode, the new
+  bytes); under -o passthrough=off that open reads EIO (the old view);
 - backing ids are released: 3,000 opens and closes leave the daemon's
   descriptors as they were and the system's open files (file-nr) within a
   few hundred of where they were (a leak holds one file per open).
@@ -251,6 +257,64 @@ def check_fallback(ck, top):
         ck.ok(m.alive(), "fallback: daemon died")
 
 
+def rewrite_in_place(path, off):
+    """Flip the byte at off of path in place and put its atime and mtime
+    back (as cp -p and rsync --inplace do): only the ctime moves. Its bytes
+    now."""
+    st = os.stat(path)
+    with open(path, "r+b") as f:
+        f.seek(off)
+        b = f.read(1)
+        f.seek(off)
+        f.write(bytes([b[0] ^ 0xFF]))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return open(path, "rb").read()
+
+
+def check_join(ck, top, on):
+    """A second open of an `elf` while the first is held, after a rewrite in
+    place of its source (a byte of .comment: the fresh view parses) with the
+    times put back, within the timeout (1000 s: the kernel asks the daemon
+    nothing but the open). The open checks the source as the first one did.
+    In passthrough it cannot join the held backing file (the same inode: it
+    would read the new bytes as the old view's); it is answered ESTALE, the
+    kernel looks the path up again (LOOKUP_REVAL) and opens the fresh view:
+    another inode, the new bytes. Under -o passthrough=off the open takes
+    the old view and its read is EIO (nothing read before: keep_cache would
+    answer from the page cache)."""
+    mode = "auto" if on else "off"
+    src = os.path.join(top, "join-" + mode)
+    os.makedirs(src)
+    path = os.path.join(src, "a")
+    shutil.copy(fixture("exec"), path)
+    old = open(path, "rb").read()
+    with Mount(ck, src, ["-o", f"timeout=1000,passthrough={mode}"]) as m:
+        elf = os.path.join(m.path, "a", "elf")
+        first = os.open(elf, os.O_RDONLY)
+        fds = [first]
+        try:
+            if on:  # off: a read would fill the page cache the second open keeps
+                ck.ok(os.pread(first, len(old), 0) == old, "join: first open's bytes")
+            new = rewrite_in_place(path, old.find(b"GCC: "))
+            fds.append(os.open(elf, os.O_RDONLY))
+            second = fds[-1]
+            if on:
+                ck.ok(os.fstat(second).st_ino != os.fstat(first).st_ino,
+                      "join: the open after a rewrite in place joined the held backing file "
+                      "(the old view's inode)")
+                ck.ok(os.pread(second, len(new), 0) == new, "join: the fresh view's bytes")
+                ck.eq(os.stat(elf).st_ino, os.fstat(second).st_ino, "join: the path's node now")
+            else:
+                ck.errno_is(errno.EIO, "join (off): read of the open after a rewrite in place",
+                            os.pread, second, 4096, 0)
+        except OSError as e:
+            ck.fail(f"join ({mode}): open {len(fds) + 1}: {e}")
+        finally:
+            for fd in fds:
+                os.close(fd)
+        ck.ok(m.alive(), f"join ({mode}): daemon died")
+
+
 def check_big_requests(ck, src):
     """With the kernel's max_pages_limit raised (Linux 6.13+), the daemon
     offers 4 MiB requests at INIT (its default) or -o max_read=; reads of
@@ -313,6 +377,7 @@ def main():
                     ck.ok(m.alive(), "daemon died")
             if on:
                 check_fallback(ck, top)
+                check_join(ck, top, True)
             with Mount(ck, src, ["-o", "passthrough=off"]) as m:
                 read_all(os.path.join(m.path, "pub", "info"))
                 ck.ok("passthrough: off: -o passthrough=off" in m.output(),
@@ -322,6 +387,7 @@ def main():
                 check_shrink(ck, m, src, False)
                 ck.ok("read requests of up to" not in m.output() or
                       int(open(LIMIT).read()) > 256, "big requests offered past the limit")
+            check_join(ck, top, False)
             check_big_requests(ck, src)
         except MountError as e:
             ck.fail(f"mount: {e}")
