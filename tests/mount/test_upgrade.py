@@ -3,8 +3,8 @@
 
 A file of a binary's view opened before a change of its source goes on
 reading the old bytes when the change leaves them as they were and shows:
-the source's path names another file (a rename over it) or none (an
-unlink), or an attribute moved (chmod to another mode, chown, a new hard
+the source's path names another file (a rename over it) or none (a
+rename of it, an unlink), or an attribute moved (chmod to another mode, chown, a new hard
 link). A change that moves the change time and nothing else stat shows
 reads EIO: a rewrite in place with the times put back (cp -p, rsync
 --inplace) and a chmod to the mode the file had, which stat cannot tell
@@ -139,6 +139,7 @@ def rewrite_times_back(path, new):
 
 CHANGES = [
     ("rename over", rename_over, True),
+    ("renamed away", lambda path, new: os.rename(path, path + ".moved"), True),
     ("unlink", lambda path, new: os.unlink(path), True),
     ("chmod to another mode", lambda path, new: os.chmod(path, 0o600), True),
     ("chown", lambda path, new: os.chown(path, NOBODY, NOGROUP), True),
