@@ -105,7 +105,7 @@ void dcache_init(void)
  * page, or a rewrite in place, which a stream without a checksum (zstd's,
  * as linkers write them) can decompress to the right size. Asked after the
  * decompression: a change after it left the bytes read before it. */
-static bool changed_under(const struct bview *v, uint32_t index)
+static bool changed_under(struct bview *v, uint32_t index)
 {
 	const pfelf_shdr *sh;
 	return pfelf_section(v->f, index, &sh) < 0 || view_changed(v, sh->offset + sh->size);

@@ -35,6 +35,26 @@ void bincache_handle_close(struct vhandle h)
 	pfelf_archive_close(h.arch);
 }
 
+/* Whether st, the stat of the file on a's path, is a's file with a's
+ * bytes: the same file, not written since (its attributes may have moved:
+ * view_stale; a change of its change time alone may be a rewrite, and the
+ * path names the file). */
+static bool still_a(const struct bview *a, const struct stat *st)
+{
+	if ((uint64_t)st->st_dev != a->id.dev || (uint64_t)st->st_ino != a->id.ino)
+		return false;
+	enum src_change c = src_change_since(&a->id, &a->attr, st);
+	return c == SRC_SAME || c == SRC_ATTR;
+}
+
+/* Whether open handle f was opened on the file of stat st as it was then. */
+static bool handle_is(pfelf_file *f, const struct stat *st)
+{
+	pfelf_identity id, want;
+	src_identity(st, &want);
+	return !f || (pfelf_get_identity(f, &id) == 0 && pfelf_identity_equal(&id, &want));
+}
+
 int bincache_reopen(const struct bview *a, struct vhandle *out)
 {
 	int fd = src_open_file(a->root);
@@ -43,18 +63,12 @@ int bincache_reopen(const struct bview *a, struct vhandle *out)
 	if (fd < 0)
 		return -EIO;
 	struct stat st;
-	pfelf_identity id;
 	struct vhandle h = {NULL, NULL};
-	int ret = fstat(fd, &st) < 0 ? -EIO : 0;
-	if (ret == 0) {
-		src_identity(&st, &id);
-		ret = memcmp(&id, &a->id, sizeof(id)) == 0 ? 0 : -EIO;
-	}
+	int ret = fstat(fd, &st) < 0 || !still_a(a, &st) ? -EIO : 0;
 	if (ret == 0 && open_fd(fd, a->ar != NULL, &h) < 0)
 		ret = -EIO;
 	close(fd);
-	if (ret == 0 && h.f &&
-	    (pfelf_get_identity(h.f, &id) < 0 || memcmp(&id, &a->id, sizeof(id)) != 0))
+	if (ret == 0 && !handle_is(h.f, &st))
 		ret = -EIO;
 	if (ret < 0) {
 		bincache_handle_close(h);
@@ -64,16 +78,17 @@ int bincache_reopen(const struct bview *a, struct vhandle *out)
 	return 0;
 }
 
-/* The handle of open source fd (lstat st) of a mapped handle f, for the
+/* The handle of open source fd (lstat st) of a mapped handle h, for the
  * check of a cut last page (ops_file.c); NULL under pread, or when the
  * file system or our privileges give no handles. */
 static struct src_handle *handle_for(int fd, const struct stat *st, struct node *root,
-                                     pfelf_file *f)
+                                     struct vhandle h)
 {
-	struct src_handle *h = NULL;
-	if (pfelf_backend(f) == PFELF_BACKEND_MMAP)
-		src_handle_of(fd, st, root, &h);
-	return h;
+	struct src_handle *fh = NULL;
+	enum pfelf_backend b = h.f ? pfelf_backend(h.f) : pfelf_archive_backend(h.arch);
+	if (b == PFELF_BACKEND_MMAP)
+		src_handle_of(fd, st, root, &fh);
+	return fh;
 }
 
 /* Why fd's header is refused (open_source's -EIO) into why: pfelf's words
@@ -87,18 +102,17 @@ static void refusal(int fd, int ret, char *why, size_t size)
 }
 
 /* Open the source of root: *vh its handle (an ELF file's, or an ar
- * archive's when it has no ELF magic), *h its file handle, *id its
- * identity; -ESTALE when it is not expect any more, -EIO when pfelf
- * refuses its header (why it does in why, REFUSED_MAX bytes). */
+ * archive's when it has no ELF magic), *h its file handle, *st its stat;
+ * -ESTALE when it is not expect any more, -EIO when pfelf refuses its
+ * header (why it does in why, REFUSED_MAX bytes). */
 static int open_source(struct node *root, const struct stat *expect, struct vhandle *vh,
-                       struct src_handle **h, pfelf_identity *id, char *why)
+                       struct src_handle **h, struct stat *st, char *why)
 {
 	int fd = src_open_file(root);
 	if (fd < 0)
 		return fd == -ENOENT || fd == -ELOOP ? -ESTALE : fd;
-	struct stat st;
-	int ret = fstat(fd, &st) < 0 ? -errno : 0;
-	if (ret == 0 && (!S_ISREG(st.st_mode) || !src_same_identity(&st, expect)))
+	int ret = fstat(fd, st) < 0 ? -errno : 0;
+	if (ret == 0 && (!S_ISREG(st->st_mode) || !src_same_identity(st, expect)))
 		ret = -ESTALE;
 	if (ret == 0)
 		ret = open_fd(fd, false, vh);
@@ -106,12 +120,10 @@ static int open_source(struct node *root, const struct stat *expect, struct vhan
 		ret = open_fd(fd, true, vh);
 	if (ret == -ENOEXEC || ret == -EINVAL)
 		refusal(fd, ret, why, REFUSED_MAX);
-	*h = ret == 0 && vh->f ? handle_for(fd, &st, root, vh->f) : NULL;
+	if (ret == 0 && !handle_is(vh->f, st)) /* changed between the two fstat */
+		ret = -ESTALE;
+	*h = ret == 0 ? handle_for(fd, st, root, *vh) : NULL;
 	close(fd);
-	if (ret == 0 && vh->f)
-		ret = pfelf_get_identity(vh->f, id);
-	else if (ret == 0)
-		src_identity(&st, id);
 	return ret == -ENOEXEC || ret == -EINVAL ? -EIO : ret;
 }
 
@@ -134,8 +146,8 @@ int bincache_parse(struct node *root, const struct stat *expect, struct vcore **
 {
 	struct vhandle vh = {NULL, NULL};
 	struct src_handle *h = NULL;
-	pfelf_identity id;
-	int ret = open_source(root, expect, &vh, &h, &id, why);
+	struct stat st;
+	int ret = open_source(root, expect, &vh, &h, &st, why);
 	if (ret == 0)
 		ret = vh.f ? core_build(vh.f, root->name, out)
 		           : core_build_archive(vh.arch, root->name, out);
@@ -144,9 +156,10 @@ int bincache_parse(struct node *root, const struct stat *expect, struct vcore **
 		bincache_handle_close(vh);
 		return ret;
 	}
-	(*out)->id = id;
+	src_identity(&st, &(*out)->id);
+	src_attr_of(&st, &(*out)->attr);
 	(*out)->fh = h;
-	if (changed_during_parse(root, h, &id, id.size)) {
+	if (changed_during_parse(root, h, &(*out)->id, (*out)->id.size)) {
 		core_free(*out); /* with h and the handle */
 		*out = NULL;
 		return -ESTALE; /* as a source that is not `expect` any more */

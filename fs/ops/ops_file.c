@@ -279,12 +279,16 @@ static char *thread_buf(size_t size)
 	return b->data;
 }
 
-/* Reply with len bytes at pos of fd, the file of identity id; a short read
- * (the file shrank), or a file written since (view_changed: the bytes read
- * may be new ones at old offsets), is EIO. The check after the read leaves
- * no window: a write after it did not change what was read. */
-static void reply_pread(fuse_req_t req, int fd, uint64_t pos, size_t len, const pfelf_identity *id)
+/* Reply with len bytes at pos of fd, the source of view v (pos - from: at
+ * from in v's file); a short read (the file shrank), or a file written
+ * since (view_stale: the bytes read may be new ones at old offsets), is
+ * EIO. The check after the read leaves no window: a write after it did not
+ * change what was read. */
+static void reply_pread(fuse_req_t req, struct bview *v, const pfelf_ref *ref, uint64_t from)
 {
+	int fd = ref->fd;
+	uint64_t pos = ref->pos;
+	size_t len = ref->len;
 	char *buf = thread_buf(len);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
@@ -301,8 +305,8 @@ static void reply_pread(fuse_req_t req, int fd, uint64_t pos, size_t len, const 
 		}
 		done += (size_t)n;
 	}
-	pfelf_identity now;
-	if (src_fd_identity(fd, id, &now) < 0 || src_written_since(id, &now)) {
+	struct stat st;
+	if (src_fd_stat(fd, &view_outer(v)->id, &st) < 0 || view_stale(v, &st, from + len)) {
 		fuse_reply_err(req, EIO);
 		return;
 	}
@@ -369,7 +373,7 @@ static void reply_range(fuse_req_t req, struct bview *v, uint64_t pos, size_t le
 		return;
 	}
 	if (!ref.ptr) {
-		reply_pread(req, ref.fd, ref.pos, len, &v->id);
+		reply_pread(req, v, &ref, pos);
 		return;
 	}
 	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);

@@ -1,7 +1,8 @@
 /*
  * A file of SOURCE by its identity: the handle (open_by_handle_at) of a
- * mapped binary's file, and the identity now of the file a view was built
- * from (renamed, moved or unlinked since: the same file).
+ * mapped binary's file, the identity now of the file a view was built from
+ * (renamed, moved or unlinked since: the same file), what became of it
+ * since, and whether the binary's path still names it.
  */
 #include "source/source.h"
 #include "base/log.h"
@@ -101,31 +102,35 @@ static int open_handle(const struct src_handle *h)
 	return fd < 0 ? -errno : fd;
 }
 
-/* st as the identity now of the file of identity id, or -ESTALE when st
- * is another file's. */
-static int identity_now(int ret, const struct stat *st, const pfelf_identity *id,
-                        pfelf_identity *now)
+/* ret and st (a stat of the file of identity id), or -ESTALE when st is
+ * another file's. */
+static int same_file(int ret, const struct stat *st, const pfelf_identity *id)
 {
 	if (ret == 0 && ((uint64_t)st->st_dev != id->dev || (uint64_t)st->st_ino != id->ino))
 		ret = -ESTALE;
-	if (ret == 0)
-		pfelf_identity_of(st, now);
 	return ret;
+}
+
+int src_fd_stat(int fd, const pfelf_identity *id, struct stat *st)
+{
+	return same_file(fstat(fd, st) < 0 ? -errno : 0, st, id);
 }
 
 int src_fd_identity(int fd, const pfelf_identity *id, pfelf_identity *now)
 {
 	struct stat st;
-	return identity_now(fstat(fd, &st) < 0 ? -errno : 0, &st, id, now);
+	int ret = src_fd_stat(fd, id, &st);
+	if (ret == 0)
+		pfelf_identity_of(&st, now);
+	return ret;
 }
 
-static int handle_identity(const struct src_handle *h, const pfelf_identity *id,
-                           pfelf_identity *now)
+static int handle_stat(const struct src_handle *h, const pfelf_identity *id, struct stat *st)
 {
 	int fd = open_handle(h);
 	if (fd < 0)
 		return fd;
-	int ret = src_fd_identity(fd, id, now);
+	int ret = src_fd_stat(fd, id, st);
 	close(fd);
 	return ret;
 }
@@ -137,9 +142,9 @@ static bool handles_allowed(const struct src_handle *h, const struct stat *st)
 	int ok = atomic_load(&handles_ok);
 	if (ok < 0) {
 		pfelf_identity id;
-		pfelf_identity now;
+		struct stat now;
 		src_identity(st, &id);
-		ok = handle_identity(h, &id, &now) != -EPERM;
+		ok = handle_stat(h, &id, &now) != -EPERM;
 		atomic_store(&handles_ok, ok);
 		if (!ok)
 			elog(LOG_WARNING,
@@ -183,13 +188,22 @@ void src_handle_free(struct src_handle *h)
 	free(h);
 }
 
+int src_stat_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
+                 struct stat *st)
+{
+	if (h)
+		return handle_stat(h, id, st);
+	return same_file(src_lstat(n, st), st, id);
+}
+
 int src_identity_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
                      pfelf_identity *now)
 {
-	if (h)
-		return handle_identity(h, id, now);
 	struct stat st;
-	return identity_now(src_lstat(n, &st), &st, id, now);
+	int ret = src_stat_now(h, n, id, &st);
+	if (ret == 0)
+		pfelf_identity_of(&st, now);
+	return ret;
 }
 
 bool src_written_since(const pfelf_identity *id, const pfelf_identity *now)
@@ -198,6 +212,38 @@ bool src_written_since(const pfelf_identity *id, const pfelf_identity *now)
 	 * the ctime, which that very call sets. */
 	return id->mtime_sec != now->mtime_sec || id->mtime_nsec != now->mtime_nsec ||
 	       id->ctime_sec != now->ctime_sec || id->ctime_nsec != now->ctime_nsec;
+}
+
+void src_attr_of(const struct stat *st, struct src_attr *a)
+{
+	*a = (struct src_attr){.mode = st->st_mode,
+	                       .uid = st->st_uid,
+	                       .gid = st->st_gid,
+	                       .nlink = (uint64_t)st->st_nlink};
+}
+
+enum src_change src_change_since(const pfelf_identity *id, const struct src_attr *attr,
+                                 const struct stat *st)
+{
+	pfelf_identity now;
+	pfelf_identity_of(st, &now);
+	if (now.size != id->size || now.mtime_sec != id->mtime_sec ||
+	    now.mtime_nsec != id->mtime_nsec)
+		return SRC_WRITTEN;
+	if (!src_written_since(id, &now))
+		return SRC_SAME;
+	bool shows = st->st_mode != attr->mode || st->st_uid != attr->uid ||
+	             st->st_gid != attr->gid || (uint64_t)st->st_nlink != attr->nlink;
+	return shows ? SRC_ATTR : SRC_CTIME;
+}
+
+int src_path_names(const struct node *n, const pfelf_identity *id)
+{
+	struct stat st;
+	int ret = same_file(src_lstat(n, &st), &st, id);
+	if (ret == -ESTALE || ret == -ENOENT || ret == -ENOTDIR || ret == -ELOOP)
+		return 0;
+	return ret < 0 ? ret : 1;
 }
 
 void src_identity(const struct stat *st, pfelf_identity *id)

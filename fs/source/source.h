@@ -14,6 +14,7 @@
 
 #include <pfelf.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -104,23 +105,64 @@ int src_handle_of(int fd, const struct stat *st, const struct node *root, struct
 void src_handle_free(struct src_handle *h);
 
 /*
- * The identity now (size, times) of the file of identity id (dev, ino):
- * through handle h, or without one through the path of binary node n. 0
- * and *now, or -errno (-ESTALE: the path leads to another file now).
+ * The stat now of the file of identity id (dev, ino): through handle h, or
+ * without one through the path of binary node n. 0 and *st, or -errno
+ * (-ESTALE: the path leads to another file now).
  */
+int src_stat_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
+                 struct stat *st);
+
+/* The same as an identity (size, times) in *now. */
 int src_identity_now(const struct src_handle *h, const struct node *n, const pfelf_identity *id,
                      pfelf_identity *now);
 
 /* The same through a descriptor fd of that file (fstat). */
+int src_fd_stat(int fd, const pfelf_identity *id, struct stat *st);
 int src_fd_identity(int fd, const pfelf_identity *id, pfelf_identity *now);
 
 /* Whether the file of identity now was written since it had identity id:
  * another modification time (a rewrite in place, an append, a truncation)
  * or another change time (the same with the mtime put back by utimensat,
  * which no user can do to the ctime; also a chmod, chown, link or unlink
- * of the file: a reader of the old view then gets EIO, never bytes that
- * may be new at offsets that are old). */
+ * of the file). For a parse, which must see one file all along. */
 bool src_written_since(const pfelf_identity *id, const pfelf_identity *now);
+
+/* What stat shows of a file besides its identity that moves its change
+ * time when it changes: its mode, owner and link count. */
+struct src_attr {
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t nlink;
+};
+
+/* The attributes of a stat result. */
+void src_attr_of(const struct stat *st, struct src_attr *a);
+
+/* What became of a file since it had identity id and attributes attr. */
+enum src_change {
+	SRC_SAME,    /* the identity it had */
+	SRC_ATTR,    /* another change time and an attribute that shows (mode,
+	                owner, link count: a chmod, chown, link, unlink or a
+	                rename over it), its size and mtime as they were */
+	SRC_CTIME,   /* another change time only: rewritten in place with its
+	                times put back, or an attribute set to what it was, or
+	                renamed (stat cannot tell them apart) */
+	SRC_WRITTEN, /* another size or mtime: rewritten, appended to, truncated */
+};
+
+/* What became of the file of identity id (attributes attr then), whose
+ * stat is st now (the same dev and ino). */
+enum src_change src_change_since(const pfelf_identity *id, const struct src_attr *attr,
+                                 const struct stat *st);
+
+/*
+ * Whether the path of source node n names the file of identity id: 1; 0
+ * when it names another file or none (a lookup on it gives ENOENT,
+ * ENOTDIR, or ELOOP for a symlink or our own mount on the way); -errno
+ * when it cannot be told.
+ */
+int src_path_names(const struct node *n, const pfelf_identity *id);
 
 /*
  * Whether a call that failed with err should be tried again: for EMFILE and

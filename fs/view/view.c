@@ -19,11 +19,40 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
 	*len = empty ? 0 : sh->size;
 }
 
-bool view_changed(const struct bview *v, uint64_t end)
+/* Whether a's root's path no longer names the file a was built from (the
+ * verdict kept once it does not: see struct bview). */
+static bool unreached(struct bview *a)
 {
-	pfelf_identity now;
-	return src_identity_now(v->fh, v->root, &v->id, &now) == 0 &&
-	       (v->base + end > now.size || src_written_since(&v->id, &now));
+	if (atomic_load_explicit(&a->unreached, memory_order_relaxed))
+		return true;
+	if (src_path_names(a->root, &a->id) != 0)
+		return false;
+	atomic_store_explicit(&a->unreached, true, memory_order_relaxed);
+	return true;
+}
+
+bool view_stale(struct bview *v, const struct stat *st, uint64_t end)
+{
+	struct bview *a = view_outer(v); /* a member's: its archive's identity */
+	if (v->base + end > (uint64_t)st->st_size)
+		return true;
+	switch (src_change_since(&a->id, &a->attr, st)) {
+	case SRC_SAME:
+	case SRC_ATTR:
+		return false;
+	case SRC_CTIME:
+		return !unreached(a);
+	case SRC_WRITTEN:
+		break;
+	}
+	return true;
+}
+
+bool view_changed(struct bview *v, uint64_t end)
+{
+	struct bview *a = view_outer(v);
+	struct stat st;
+	return src_stat_now(a->fh, a->root, &a->id, &st) == 0 && view_stale(v, &st, end);
 }
 
 void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len)

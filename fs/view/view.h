@@ -7,9 +7,11 @@
 #define ELFFS_VIEW_H
 
 #include "nameset.h"
+#include "source/source.h"
 
 #include <pfelf.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +44,8 @@ struct node;
 	uint32_t *comp; /* indexes of the compressed sections (entries.c) */                       \
 	uint32_t ncomp;                                                                            \
 	pfelf_identity id;     /* identity of the file the view was built from */                  \
+	struct src_attr attr;  /* its mode, owner and link count then (not in a member's view:     \
+	                          its outer's hold them, view_changed) */                          \
 	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL */          \
 	struct arview *ar;     /* an archive's members and texts (arview.h), or NULL */            \
 	uint64_t base;         /* a member's view: offset of its bytes in the source */
@@ -103,8 +107,8 @@ struct vcore {
  * (core), with a copy of the core's parse (struct vparse, made once by
  * view_alias): the code given an alias (lookups, reads, listings,
  * attributes) reads v->nsec, v->secname, v->id, ... in the alias itself,
- * without a load of the core on every access; on x86-64 the copy is 256
- * of an alias's 336 bytes. What is built on first use and the budget are
+ * without a load of the core on every access; on x86-64 the copy is 280
+ * of an alias's 368 bytes. What is built on first use and the budget are
  * the core's only (view_core()): the compiler refuses them on an alias.
  */
 struct bview {
@@ -123,6 +127,10 @@ struct bview {
 	struct binary *owner;  /* binary whose current view this is, or NULL */
 	struct bview *sibling; /* the next alias of its core */
 	struct bview *grave;   /* the next alias in a graveyard once it goes (bincache.c) */
+	/* Set once a read found that root's path names another file than the
+	 * one of id, or none (view_changed): SOURCE reaches that file by it no
+	 * more, so the path is not looked at again. */
+	atomic_bool unreached;
 };
 
 /* The open handle of a core: an ELF file's or an ar archive's. */
@@ -231,19 +239,32 @@ int view_find_segment(const struct bview *v, const char *name);
 void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
 
 /*
- * Whether the bytes of the source of v (pinned) up to end (an offset in
- * v's file: a member's, for a member's view) may no longer be the ones v
- * was parsed from: the file is now shorter than end, or was written since
- * (another mtime: rewritten in place, appended to). Pages past a new end
- * fault (a reader gets EIO), but the bytes after the end inside its last
- * page read as zeros through a mapping, and a rewrite in place shows its
- * new bytes at the old offsets: wrong bytes all the same, so the reader
- * gets EIO. The file is the one v was parsed from, found by its handle
- * (renamed, moved or unlinked since: the same file), by path only where
- * handles are refused (a path that leads to another file now: v's own is
- * unchanged).
+ * Whether the source of v (pinned), whose stat is st now (the file v was
+ * parsed from: the same dev and ino), may no longer hold the bytes v was
+ * parsed from up to end (an offset in v's file: a member's, for a member's
+ * view), so that a reader of them gets EIO: the file is now shorter than
+ * end, or was written since (another size or mtime: rewritten in place,
+ * appended to, cut; pages past a new end fault, but the bytes after it in
+ * its last page read as zeros through a mapping, and a rewrite in place
+ * shows its new bytes at the old offsets), or its change time moved with
+ * nothing else stat shows while the path of v's binary still names it
+ * (rewritten in place with its times put back: stat cannot tell it from
+ * a chmod to the mode it had). Its old bytes stay when the change time
+ * moved with its mode, owner or link count (a chmod, chown, link, unlink,
+ * a rename over it), or when the binary's path names another file or none
+ * (a rename over it or of it, an unlink): SOURCE reaches the file by that
+ * path no more, and the verdict is kept in v. A hard link elsewhere, or a
+ * writer that holds the file open, can still write it unseen.
  */
-bool view_changed(const struct bview *v, uint64_t end);
+bool view_stale(struct bview *v, const struct stat *st, uint64_t end);
+
+/*
+ * The same for the file v was parsed from as it is now, found by its
+ * handle (renamed, moved or unlinked since: the same file), by path only
+ * where handles are refused (a path that leads to another file now: v's
+ * own is unchanged, no check).
+ */
+bool view_changed(struct bview *v, uint64_t end);
 
 /* The byte range a segment serves: empty when out of the file. */
 void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len);
