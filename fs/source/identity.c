@@ -116,15 +116,6 @@ int src_fd_stat(int fd, const pfelf_identity *id, struct stat *st)
 	return same_file(fstat(fd, st) < 0 ? -errno : 0, st, id);
 }
 
-int src_fd_identity(int fd, const pfelf_identity *id, pfelf_identity *now)
-{
-	struct stat st;
-	int ret = src_fd_stat(fd, id, &st);
-	if (ret == 0)
-		pfelf_identity_of(&st, now);
-	return ret;
-}
-
 static int handle_stat(const struct src_handle *h, const pfelf_identity *id, struct stat *st)
 {
 	int fd = open_handle(h);

@@ -118,7 +118,6 @@ int src_identity_now(const struct src_handle *h, const struct node *n, const pfe
 
 /* The same through a descriptor fd of that file (fstat). */
 int src_fd_stat(int fd, const pfelf_identity *id, struct stat *st);
-int src_fd_identity(int fd, const pfelf_identity *id, pfelf_identity *now);
 
 /* Whether the file of identity now was written since it had identity id:
  * another modification time (a rewrite in place, an append, a truncation)
