@@ -1,6 +1,6 @@
 /*
  * The end of the session on SIGHUP, SIGINT or SIGTERM (docs/elffs.1,
- * SIGNALS; docs/architecture.md, "main.c and options.c: start and stop").
+ * SIGNALS; docs/architecture.md, "main.c, options.c and stop.c: start and stop").
  *
  * A thread of its own takes those signals once the session serves: a
  * worker may wait in the kernel for as long as a file system below SOURCE
