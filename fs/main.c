@@ -2,7 +2,7 @@
  * elffs: mount a tree of ELF files; every section and segment a file.
  * main() parses the command line, opens SOURCE, mounts, daemonizes (the
  * parent returns once the mount is live) and runs the session loop until
- * SIGINT, SIGTERM, SIGHUP or an unmount. Exit statuses: options.h.
+ * SIGINT, SIGTERM, SIGHUP (stop.h) or an unmount. Exit statuses: options.h.
  */
 #include "source/access.h"
 #include "buildid/buildid_index.h"
@@ -22,14 +22,13 @@
 #include "source/probe.h"
 #include "ops/readahead.h"
 #include "base/stall.h"
+#include "stop.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <wchar.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,50 +139,6 @@ static int load_libgcc_s(void)
 	return 0;
 }
 
-/*
- * SIGHUP, SIGINT and SIGTERM end the session whatever the disposition the
- * daemon inherited: a daemon started with & from a script inherits SIGINT
- * ignored, and libfuse's fuse_set_signal_handlers() keeps an ignored signal
- * ignored. The handlers are ours; fuse_set_signal_handlers() then only
- * ignores SIGPIPE. They stay until exit, doing nothing once the session is
- * over: a signal during the clean-up after the unmount must not turn the
- * exit status into a death by that signal. Only the session's thread takes
- * them (libfuse's workers and ours block them), so the session cannot be
- * destroyed under a running handler.
- */
-static const int exit_signals[] = {SIGHUP, SIGINT, SIGTERM};
-static struct fuse_session *volatile signal_session;
-
-static void on_exit_signal(int sig)
-{
-	struct fuse_session *se = signal_session;
-	(void)sig;
-	if (se)
-		fuse_session_exit(se);
-}
-
-static int set_exit_signals(struct fuse_session *se)
-{
-	struct sigaction sa = {.sa_handler = on_exit_signal};
-	sigemptyset(&sa.sa_mask); /* no SA_RESTART: the loop's wait returns */
-	signal_session = se;
-	for (size_t i = 0; i < 3; i++)
-		if (sigaction(exit_signals[i], &sa, NULL) < 0)
-			return -errno;
-	return 0;
-}
-
-/* Threads started with the exit signals blocked leave them to the session
- * loop's thread, which they wake. */
-static void block_exit_signals(int how)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < 3; i++)
-		sigaddset(&set, exit_signals[i]);
-	pthread_sigmask(how, &set, NULL);
-}
-
 /* The session loop: libfuse's multithreaded one unless -s. */
 static int loop(struct fuse_session *se, const struct elffs_opts *o)
 {
@@ -206,8 +161,13 @@ static int loop(struct fuse_session *se, const struct elffs_opts *o)
 static int serve(struct fuse_session *se, const struct elffs_opts *o)
 {
 	elffs.se = se;
-	block_exit_signals(SIG_BLOCK);
-	int ret = inval_start(se);
+	int ret = stop_start(se, o->cmd.mountpoint); /* first: its thread takes the signals */
+	if (ret < 0) {
+		elog(LOG_ERR, "stop thread: %s", strerror(-ret));
+		elffs.se = NULL;
+		return ELFFS_EXIT_SYSTEM;
+	}
+	ret = inval_start(se);
 	if (ret < 0)
 		elog(LOG_WARNING, "no invalidation thread (%s): caches expire by timeout only",
 		     strerror(-ret));
@@ -217,7 +177,6 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	if (o->readahead_kb && (asked || geteuid() == 0) &&
 	    (ret = readahead_start(o->cmd.mountpoint, o->readahead_kb, asked)) < 0)
 		elog(LOG_WARNING, "-o readahead: %s", strerror(-ret));
-	block_exit_signals(SIG_UNBLOCK);
 	/* libfuse's loop runs at most 10 workers unless told (FUSE_LOOP_MT_DEF_MAX_THREADS) */
 	struct stat src;
 	unsigned workers = o->cmd.singlethread              ? 1
@@ -225,14 +184,15 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	                                                    : 10;
 	stall_init(fstat(elffs.srcfd, &src) == 0 ? (uint64_t)src.st_dev : 0, workers);
 	ret = loop(se, o);
-	stall_shutdown();
-	inval_stop();
-	elffs.se = NULL;
 	/* > 0: ended by that signal. ECONNABORTED: the connection went away
 	 * under us (a lazy unmount, or an abort through /sys/fs/fuse). Both
 	 * are ends of the mount, not errors of the daemon. */
 	if (ret == -ECONNABORTED)
 		ret = 0;
+	stop_loop_over(ret < 0 ? ELFFS_EXIT_SYSTEM : ELFFS_EXIT_OK);
+	stall_shutdown();
+	inval_stop();
+	elffs.se = NULL;
 	if (ret < 0)
 		elog(LOG_ERR, "session loop: %s", strerror(-ret));
 	return ret < 0 ? ELFFS_EXIT_SYSTEM : ELFFS_EXIT_OK;
@@ -248,12 +208,22 @@ static int daemon_and_serve(struct fuse_session *se, const struct elffs_opts *o)
 	return serve(se, o);
 }
 
+/*
+ * SIGHUP, SIGINT and SIGTERM end the session whatever the disposition the
+ * daemon inherited: a daemon started with & from a script inherits SIGINT
+ * ignored, and libfuse's fuse_set_signal_handlers() keeps an ignored signal
+ * ignored. The handlers are stop.c's; fuse_set_signal_handlers() then only
+ * ignores SIGPIPE. Once the session serves, stop.c's thread takes them
+ * (stop.h). The handlers stay until exit, doing nothing once the session
+ * is over: a signal during the clean-up after the unmount must not turn
+ * the exit status into a death by that signal.
+ */
 static int mount_and_serve(struct fuse_session *se, const struct elffs_opts *o)
 {
-	int ret = set_exit_signals(se);
+	int ret = stop_signals_set(se);
 	if (ret < 0 || fuse_set_signal_handlers(se) != 0) {
 		elog(LOG_ERR, "signal handlers: %s", strerror(ret < 0 ? -ret : errno));
-		signal_session = NULL;
+		stop_signals_unset();
 		return ELFFS_EXIT_SYSTEM;
 	}
 	ret = ELFFS_EXIT_MOUNT; /* libfuse said why */
@@ -261,10 +231,10 @@ static int mount_and_serve(struct fuse_session *se, const struct elffs_opts *o)
 		/* without it: op_init warns if direct I/O was asked for */
 		(void)initext_attach(se);
 		ret = daemon_and_serve(se, o);
-		fuse_session_unmount(se);
+		stop_unmount(se);
 	}
 	fuse_remove_signal_handlers(se);
-	signal_session = NULL; /* the handlers stay, doing nothing */
+	stop_signals_unset();
 	return ret;
 }
 
@@ -328,5 +298,6 @@ int main(int argc, char *argv[])
 	free(elffs.mnt_rel);
 	fuse_opt_free_args(&args);
 	options_free(&o);
+	stop_done();
 	return ret;
 }

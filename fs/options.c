@@ -365,9 +365,7 @@ static int resolve_source(struct elffs_opts *o)
 	return ELFFS_OPTIONS_RUN;
 }
 
-/* A descriptor of /dev/fuse passed as the mount point (mount.fuse3's
- * drop_privileges): nothing to check, libfuse takes it. */
-static bool is_fuse_fd(const char *mnt)
+bool options_is_fuse_fd(const char *mnt)
 {
 	int fd, end = 0;
 	return sscanf(mnt, "/dev/fd/%d%n", &fd, &end) == 1 && end > 0 && !mnt[end] && fd >= 0;
@@ -422,7 +420,7 @@ static bool elffs_mounted_at(const char *mnt, char *src, size_t size)
 static int check_mountpoint(const char *mnt)
 {
 	struct stat st;
-	if (is_fuse_fd(mnt))
+	if (options_is_fuse_fd(mnt))
 		return ELFFS_OPTIONS_RUN;
 	if (stat(mnt, &st) < 0) {
 		fprintf(stderr, "elffs: mount point %s: %s\n", mnt, strerror(errno));

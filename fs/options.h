@@ -68,4 +68,9 @@ int options_parse(int argc, char **argv, struct fuse_args *args, struct elffs_op
 /* Free what options_parse allocated in o. */
 void options_free(struct elffs_opts *o);
 
+/* Whether the mount point is a descriptor of /dev/fuse passed as
+ * /dev/fd/N (mount.fuse3's drop_privileges): libfuse takes it, there is no
+ * path to check or to unmount. */
+bool options_is_fuse_fd(const char *mnt);
+
 #endif /* ELFFS_OPTIONS_H */

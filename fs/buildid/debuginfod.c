@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ struct flight {
 	bool done;
 	int ret;
 	unsigned waiting;
+	pthread_t fetcher; /* the caller that asks the servers */
 	struct flight *next;
 };
 
@@ -57,6 +59,7 @@ static char **retired; /* names entries had: kept until exit */
 static size_t n_retired, cap_retired;
 static struct dbgd_stats stats;
 static bool enabled;
+static atomic_bool stopping; /* dbgd_stop: downloads are abandoned */
 
 bool dbgd_built(void)
 {
@@ -328,12 +331,19 @@ static int remember_locked(const uint8_t *id, unsigned len, bool debug, const ch
 struct progress {
 	const char *what;
 	uint64_t last_ns;
+	bool abandoned; /* the callback stopped the download (dbgd_stop) */
 };
 
-/* libdebuginfod's progress callback: a log line now and then for a big download. */
+/* libdebuginfod's progress callback, called at least once a second during
+ * a fetch: nonzero abandons it once the daemon stops; else a log line now
+ * and then for a big download. */
 static int progress(debuginfod_client *c, long done, long total)
 {
 	struct progress *p = debuginfod_get_user_data(c);
+	if (p && atomic_load(&stopping)) {
+		p->abandoned = true;
+		return 1;
+	}
 	uint64_t now = elffs_now_ns();
 	if (!p || (total < (long)DBGD_PROGRESS_MIN && done < (long)DBGD_PROGRESS_MIN) ||
 	    now - p->last_ns < DBGD_PROGRESS_EVERY_S * 1000000000ULL)
@@ -393,6 +403,8 @@ static int account(const uint8_t *id, unsigned len, bool debug, int ret, const c
 static int fetch_now(const uint8_t *id, unsigned len, bool debug)
 {
 	char hex[2 * BID_MAX + 1], what[2 * BID_MAX + 16];
+	if (atomic_load(&stopping))
+		return -EINTR;
 	dbgd_hex_of(id, len, hex);
 	snprintf(what, sizeof(what), "%s %s", hex, debug ? "debuginfo" : "executable");
 	debuginfod_client *c = debuginfod_begin();
@@ -401,7 +413,7 @@ static int fetch_now(const uint8_t *id, unsigned len, bool debug)
 	int vfd = memfd_create("elffs-debuginfod", MFD_CLOEXEC);
 	if (vfd >= 0)
 		debuginfod_set_verbose_fd(c, vfd);
-	struct progress pr = {what, 0};
+	struct progress pr = {what, 0, false};
 	debuginfod_set_user_data(c, &pr);
 	debuginfod_set_progressfn(c, progress);
 	char *path = NULL;
@@ -413,14 +425,17 @@ static int fetch_now(const uint8_t *id, unsigned len, bool debug)
 	dbgd_verdict_of(fd, log, logn, &v);
 	const char *u = debuginfod_get_url(c); /* set once a server sent the file */
 	char *url = strdup(u ? u : v.url[0] ? v.url : fd >= 0 ? "the local cache" : "no server");
-	if (v.drop_negative)
+	/* Abandoned: libdebuginfod removed its partial file, and wrote the
+	 * negative-cache entry of a 404 (0.188), which is not one. */
+	if (v.drop_negative || (fd < 0 && pr.abandoned))
 		drop_negative(log, logn, hex, debug);
 	char why[256] = "";
 	struct stat st; /* the identity verified, taken before: a change after it is seen */
-	int ret = fd < 0               ? v.err
-	          : fstat(fd, &st) < 0 ? -EIO
-	                               : dbgd_verify(fd, id, len, debug, why, sizeof(why));
-	if (fd < 0 && ret != -ENOENT)
+	int ret = fd < 0 && pr.abandoned ? -EINTR
+	          : fd < 0               ? v.err
+	          : fstat(fd, &st) < 0   ? -EIO
+	                                 : dbgd_verify(fd, id, len, debug, why, sizeof(why));
+	if (fd < 0 && ret != -ENOENT && ret != -EINTR)
 		elog(LOG_WARNING, "debuginfod: %s: %s from %s: %s (libdebuginfod: %s)", what,
 		     ret == -ETIMEDOUT ? "no answer in time" : "failed", url ? url : "?",
 		     v.why[0] ? v.why : "-", strerror(-fd));
@@ -505,6 +520,7 @@ int dbgd_fetch(const uint8_t *id, unsigned len, bool debug)
 		f->len = (uint8_t)len;
 		f->debug = debug;
 		f->waiting = 1;
+		f->fetcher = pthread_self();
 		f->next = flights;
 		flights = f;
 		stats.inflight++;
@@ -521,6 +537,15 @@ int dbgd_fetch(const uint8_t *id, unsigned len, bool debug)
 	}
 	pthread_mutex_unlock(&mu);
 	return ret;
+}
+
+void dbgd_stop(int sig)
+{
+	atomic_store(&stopping, true);
+	pthread_mutex_lock(&mu);
+	for (struct flight *f = flights; sig && f; f = f->next)
+		pthread_kill(f->fetcher, sig); /* alive: it unlinks f under mu */
+	pthread_mutex_unlock(&mu);
 }
 
 void dbgd_destroy(void)

@@ -71,9 +71,21 @@ void dbgd_start(void);
  * executable): from the table when its file is still the one verified (or
  * passes the verification again), or fetched now (single flight). Its number;
  * -ENOENT (no server has it), -ETIMEDOUT, -EIO (bad content, or any other
- * failure of the servers), -ENOMEM. Blocks up to the client's limits.
+ * failure of the servers), -ENOMEM, -EINTR (the daemon stops: dbgd_stop).
+ * Blocks up to the client's limits.
  */
 int dbgd_fetch(const uint8_t *id, unsigned len, bool debug);
+
+/*
+ * The daemon stops: every download under way is abandoned (its progress
+ * callback answers nonzero: libdebuginfod removes the partial file, and
+ * the negative-cache entry it writes then is removed), its lookup answers
+ * -EINTR, and no new one starts. sig (0: none) is sent to each thread that
+ * fetches, to end its wait for the servers at once (libdebuginfod calls
+ * the callback when curl's wait returns, at least once a second). Called
+ * again, it sends sig again.
+ */
+void dbgd_stop(int sig);
 
 /* The entry of id[0..len) if it is in the table already, else -ENOENT;
  * never asks a server. */

@@ -29,8 +29,8 @@ LAYERS = {
     'fs': ['base', 'text', 'node', 'source', 'buildid', 'view', 'content',
            'cache', 'tree', 'ops', '.'],
 }
-# The files of a root's top ("."): the handle, the daemon's start.
-TOP = {'pfelf': {'open.c'}, 'fs': {'main.c', 'options.c', 'options.h'}}
+# The files of a root's top ("."): the handle, the daemon's start and stop.
+TOP = {'pfelf': {'open.c'}, 'fs': {'main.c', 'options.c', 'options.h', 'stop.c', 'stop.h'}}
 # Files that stand where SPEC puts them but belong to a lower folder:
 # pfelf's private header is pfelf/pfelf_i.h, the bottom of pfelf (core).
 PLACED = {'pfelf/pfelf_i.h': 'core'}

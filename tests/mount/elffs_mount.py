@@ -72,6 +72,12 @@ def fixture(name):
     return path
 
 
+def copy_fixture(name, dst):
+    """Fixture name copied to dst, executable (0755)."""
+    shutil.copyfile(fixture(name), dst)
+    os.chmod(dst, 0o755)
+
+
 def mode_options():
     """ELFFS_TEST_MOUNT_OPTS as one -o value ("" when unset)."""
     opts = os.environ.get("ELFFS_TEST_MOUNT_OPTS", "")
@@ -210,9 +216,12 @@ def _unescape_mountinfo(field):
     return "".join(out)
 
 
-def mount_entry(mountpoint):
-    """The /proc/self/mountinfo fields for mountpoint, or None."""
-    mountpoint = os.path.realpath(mountpoint)
+def mount_entry(mountpoint, resolve=True):
+    """The /proc/self/mountinfo fields for mountpoint, or None. resolve=False
+    takes mountpoint as the real path it is and looks at no file: realpath
+    stats the mount point, a call into a mount that may not answer."""
+    if resolve:
+        mountpoint = os.path.realpath(mountpoint)
     with open("/proc/self/mountinfo") as f:
         for line in f:
             fields = line.split()
@@ -372,6 +381,29 @@ class Mount:
         if self.log is not None:
             self.log.close()
         return False
+
+
+class Nested:
+    """The daemon of Mount m, below another mount's SOURCE, that a test stops
+    (SIGSTOP: it answers nothing, reads no request) and continues. cont() may
+    be called any number of times, also once the daemon is gone: call it in
+    a finally before any unmount."""
+
+    def __init__(self, m):
+        self.m = m
+        self.stopped = False
+
+    def stop(self):
+        os.kill(self.m.proc.pid, signal.SIGSTOP)
+        self.stopped = True
+
+    def cont(self):
+        if self.m.proc is not None:
+            try:
+                os.kill(self.m.proc.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self.stopped = False
 
 
 def open_below(path):

@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import elf_oracle as oracle
 from elffs_mount import Watchdog as SharedWatchdog
-from elffs_mount import Checker, Mount, MountError, fixture, require_fuse
+from elffs_mount import Checker, Mount, MountError, copy_fixture, fixture, require_fuse
 
 HANG_LIMIT = 20.0  # seconds a step may take before the connection is aborted
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -72,11 +72,6 @@ def run(ck, cmd):
 def read_all(path):
     with open(path, "rb") as f:
         return f.read()
-
-
-def copy_fixture(name, dst):
-    shutil.copyfile(fixture(name), dst)
-    os.chmod(dst, 0o755)
 
 
 def stat_errno(path):

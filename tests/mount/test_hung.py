@@ -32,7 +32,6 @@ usage: test_hung.py [multi|single ...]   (default: both)
 import errno
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -41,8 +40,8 @@ import time
 
 import elf_oracle as oracle
 from elffs_mount import Watchdog as SharedWatchdog
-from elffs_mount import (Checker, Mount, MountError, fixture, require_fuse,
-                         wait_for)
+from elffs_mount import (Checker, Mount, MountError, Nested, copy_fixture, fixture,
+                         require_fuse, wait_for)
 
 STEP_LIMIT = 8.0  # seconds an unrelated call may take with nested/ stopped
 HANG_LIMIT = 150.0  # the whole stopped phase, before the watchdog steps in
@@ -58,31 +57,6 @@ def errname(e):
 def read_all(path):
     with open(path, "rb") as f:
         return f.read()
-
-
-def copy_fixture(name, dst):
-    shutil.copyfile(fixture(name), dst)
-    os.chmod(dst, 0o755)
-
-
-class Nested:
-    """The stopped daemon's state: SIGCONT is idempotent."""
-
-    def __init__(self, m):
-        self.m = m
-        self.stopped = False
-
-    def stop(self):
-        os.kill(self.m.proc.pid, signal.SIGSTOP)
-        self.stopped = True
-
-    def cont(self):
-        if self.m.proc is not None:
-            try:
-                os.kill(self.m.proc.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-        self.stopped = False
 
 
 def Watchdog(ck, conn, nested, what, limit=HANG_LIMIT):  # noqa: N802
