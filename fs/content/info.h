@@ -96,7 +96,8 @@ struct node;
 /*
  * The tail of info for binary node bin, whose view v (pinned) has its info
  * text indexed (textview_size): when the build-id index is shown and its
- * first walk is done, and bin is the winner among the files with its
+ * first walk is done, the mount is not shared (-o allow_other: none, one
+ * text for every caller), and bin is the winner among the files with its
  * build id (read as the index reads it), one "same build id: <path>" line
  * per other such file (paths relative to the mount's root, in byte
  * order), at most INFO_SAME_MAX bytes of them and a line for the rest; an
