@@ -73,7 +73,8 @@ extern const struct infopart info_meta_parts[INFO_META_PARTS];
  * "note:" line per unusual header field readelf reads (EI_VERSION,
  * e_version, e_ehsize), an "error:" line for a table pfelf refused and an
  * "out of file:" line per section or segment outside the file (and for a
- * header past the end). 0, -ENOMEM, -EIO.
+ * header past the end). A header pfelf refused (c->refused) has one line,
+ * "error: ELF header: <why>". 0, -ENOMEM, -EIO.
  */
 int info_prepare(struct vcore *c, struct textgen *g);
 
