@@ -4,6 +4,9 @@ execute bits (elffs(1), "What is shown"), under -o allow_other (so with
 default_permissions) and in both data paths (-o passthrough=auto, where
 the kernel reads the source itself, and -o passthrough=off):
 
+- with passthrough on (root, Linux 6.9+), the program's bytes never go
+  through the daemon (its wchar grows by less than half the file, by
+  about all of it under passthrough=off);
 - the fixture program runs from MNT/prog/elf, as root and as nobody, with
   the output and status of the source program, and so does its copy of
   mode 0750 for root (nobody: ENOENT or EACCES);
@@ -59,6 +62,36 @@ def nobody_reads(path, want):
     return as_nobody(read)
 
 
+def wchar(pid):
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    return 0
+
+
+def check_path(ck, m, src, tag, passthrough):
+    """The first run of prog/elf: with passthrough the kernel maps the
+    source file and the daemon writes none of the program's bytes to
+    /dev/fuse (its wchar grows by less than half the file: the replies
+    of the lookups), without it the pages the program touches (at least
+    half the file; about all of it with the read ahead)."""
+    size = os.path.getsize(os.path.join(src, "prog"))
+    os.stat(os.path.join(m.path, "prog", "elf"))
+    before = wchar(m.proc.pid)
+    try:
+        run(os.path.join(m.path, "prog", "elf"))
+    except OSError as e:
+        ck.fail(f"{tag}: root runs prog/elf: {e.strerror}")
+    grew = wchar(m.proc.pid) - before
+    print(f"{tag}: running prog/elf ({size} bytes): the daemon wrote {grew} bytes", flush=True)
+    if passthrough:
+        ck.ok(grew < size // 2, f"{tag}: the daemon wrote {grew} bytes of a {size}-byte program")
+    else:  # the pages the program touches, and the read ahead: about the whole file
+        ck.ok(grew >= size // 2, f"{tag}: the daemon wrote {grew} bytes of a {size}-byte "
+                                 f"program")
+
+
 def check_modes(ck, mnt, tag):
     for name, mode in CASES.items():
         got = stat.S_IMODE(os.stat(os.path.join(mnt, name, "elf")).st_mode)
@@ -108,10 +141,12 @@ def main():
             tag = f"passthrough={mode}"
 
             def body(m):
+                on = m.passthrough()
                 if mode == "auto":
-                    print(f"{tag}: passthrough {'on' if m.passthrough() else 'off'}: "
+                    print(f"{tag}: passthrough {'on' if on else 'off'}: "
                           f"{[ln for ln in m.output().splitlines() if 'passthrough' in ln]}",
                           flush=True)
+                check_path(ck, m, src, tag, on)
                 check_modes(ck, m.path, tag)
                 check_runs(ck, src, m.path, tag)
                 ck.ok(m.alive(), f"{tag}: daemon died")
