@@ -57,10 +57,10 @@ void binary_destroy(struct binary *b);
  * is parsed on first use. On success *out holds a pinned reference
  * (bincache_release it); an ELF file whose header pfelf refuses gets a
  * view of its bytes only (v->refused). Errors: -EIO when pfelf refuses an
- * archive's header, -ESTALE when the file is no longer the one of expect, -EFBIG when the
- * view alone needs more than the memory budget (both remembered for the
- * generation), -ENOMEM when it does not fit beside the views in use, or
- * the errno of open/mmap/malloc.
+ * archive's header, -ESTALE when the file is no longer the one of expect,
+ * -EFBIG when the view alone needs more than the memory budget (both
+ * remembered for the generation), -ENOMEM when it does not fit beside the
+ * views in use, or the errno of open/mmap/malloc.
  */
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
                      struct bview **out);

@@ -1,16 +1,17 @@
-/* The reasons of refused headers (user.elffs.refused): their bound, their log lines, their copy. */
+/* The reasons of refused headers (user.elffs.refused): bound, log lines, copy. */
 #ifndef ELFFS_CACHE_REFUSED_H
 #define ELFFS_CACHE_REFUSED_H
 
 #include "content/xattr.h"
 
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
 /* Reasons of refused headers: at most this long (with the NUL); one log
  * line for them at most every REFUSED_LOG_EVERY_NS. */
 #define REFUSED_MAX          XATTR_VALUE_MAX /* an attribute value, the NUL left out */
 #define REFUSED_LOG_EVERY_NS 10000000000ULL
-
-#include <errno.h>
-#include <string.h>
 
 /* Reason why (a string) into buf, size bytes, without its NUL: its
  * length, or -ERANGE (user.elffs.refused). */

@@ -1047,13 +1047,6 @@ PFELF_API int pfelf_archive_open_fd(int fd, unsigned flags, pfelf_archive **out)
 PFELF_API int pfelf_header_why(int fd, char *why, size_t len);
 
 /**
- * 0 for a handle whose header pfelf reads; for one PFELF_OPEN_RAW opened
- * although its header is refused, that refusal (-EINVAL, -ENOEXEC:
- * pfelf_header_why() on its file says why).
- */
-PFELF_API int pfelf_header_error(const pfelf_file *f);
-
-/**
  * Open a caller's buffer of len bytes. The buffer must stay valid and
  * unchanged until the archive handle, every member handle opened from it
  * and every view made from those are closed or released. flags is ignored.
