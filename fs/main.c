@@ -113,7 +113,8 @@ static void configure(const struct elffs_opts *o)
 	/* The index names files and ids below directories other users may not
 	 * read: with allow_other it is there only when asked for by name. */
 	/* With allow_root too, libfuse lets only root and the owner in. */
-	if (!o->buildid && o->allow_other && !o->allow_root) {
+	elffs.others = o->allow_other && !o->allow_root;
+	if (!o->buildid && elffs.others) {
 		elffs.buildid = NULL;
 		elog(LOG_NOTICE, "build-id index off with allow_other "
 		                 "(-o buildid=.build-id shows it to every user)");

@@ -58,8 +58,8 @@ static int attach_fd(pfelf_file *f, int fd, unsigned flags, bool own)
 		ret = -EISDIR;
 	else if (!S_ISREG(st.st_mode))
 		ret = -EINVAL;
-	else if ((uint64_t)st.st_size < 16)
-		ret = -ENOEXEC;
+	else if ((uint64_t)st.st_size < (flags & PFELF_OPEN_RAW ? 4 : 16))
+		ret = -ENOEXEC; /* no e_ident (no ELF magic) */
 	if (ret == 0) {
 		pfelf_identity_of(&st, &f->id);
 		f->has_id = true;
@@ -106,7 +106,7 @@ PFELF_API int pfelf_open_fd(int fd, unsigned flags, pfelf_file **out)
 		pfelf__free(f);
 		return ret;
 	}
-	return pfelf__finish_open(f, out);
+	return pfelf__finish_open(f, flags, out);
 }
 
 PFELF_API int pfelf_header_why(int fd, char *why, size_t len)
@@ -151,7 +151,7 @@ PFELF_API int pfelf_openat(int dirfd, const char *path, unsigned flags, pfelf_fi
 			pfelf__free(f);
 		return ret;
 	}
-	return pfelf__finish_open(f, out);
+	return pfelf__finish_open(f, flags, out);
 }
 
 PFELF_API int pfelf_open(const char *path, unsigned flags, pfelf_file **out)
@@ -172,7 +172,7 @@ PFELF_API int pfelf_open_memory(const void *buf, size_t len, unsigned flags, pfe
 	f->ops = &pfelf__memory_ops;
 	f->base = buf;
 	f->size = len;
-	return pfelf__finish_open(f, out);
+	return pfelf__finish_open(f, 0, out);
 }
 
 PFELF_API void pfelf_close(pfelf_file *f)

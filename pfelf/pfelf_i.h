@@ -213,6 +213,7 @@ struct pfelf_file {
 	pfelf_ehdr eh;
 	bool is64;
 	bool msb;
+	int refused; /* PFELF_OPEN_RAW: the refusal of its header, or 0 */
 	/* pfelf_header_why() only: where pfelf__parse_header writes why it
 	 * refuses the header (why_len bytes), else NULL. */
 	char *why;
@@ -311,9 +312,10 @@ int pfelf__mmap_ensure(pfelf_file *f) PFELF_HIDDEN;
 /* Read all of [off, off+len) with pread: 0, or -EIO on a short read (io.c). */
 int pfelf__pread_all(int fd, uint64_t off, void *buf, size_t len) PFELF_HIDDEN;
 
-/* Common end of every open (header.c): parse the header; 0 and f in
- * *out, or -errno with f freed. */
-int pfelf__finish_open(pfelf_file *f, pfelf_file **out) PFELF_HIDDEN;
+/* Common end of every open (header.c): parse the header (a refused one
+ * kept as bytes only with PFELF_OPEN_RAW in flags); 0 and f in *out, or
+ * -errno with f freed. */
+int pfelf__finish_open(pfelf_file *f, unsigned flags, pfelf_file **out) PFELF_HIDDEN;
 /* A blank handle (no backend, fd -1), or NULL (handle.c). */
 pfelf_file *pfelf__alloc(void) PFELF_HIDDEN;
 /* Free f and all it holds: backend, archive, tables, headers (handle.c). */

@@ -26,6 +26,7 @@ struct elffs_ctx {
 	uint64_t timeout_ns;  /* the same in nanoseconds */
 	uint64_t memory;      /* memory budget in bytes (-o memory=MB; membudget.h) */
 	const char *buildid;  /* name of the build-id index directory; NULL: -o buildid=off */
+	bool others;          /* -o allow_other (not allow_root): other users reach the mount */
 	unsigned max_read;    /* -o max_read=BYTES, answered again at INIT; 0: not given */
 	struct fuse_session *se;
 };

@@ -504,10 +504,10 @@ static int build(struct node *root, uint64_t gen, const struct stat *expect, str
 	struct vcore *c;
 	char why[REFUSED_MAX] = "";
 	ret = bincache_parse(root, expect, &c, why);
+	if (why[0]) /* a header refused: a view of the bytes only, or EIO inside */
+		bincache_log_refusal(root, why);
 	if (ret == 0)
 		return install(root, gen, c, out);
-	if (ret == -EIO && why[0])
-		bincache_log_refusal(root, why);
 	remember(root->bin, gen, ret, why);
 	return ret;
 }
@@ -517,12 +517,8 @@ int bincache_refused(struct node *root, uint64_t gen, char *buf, size_t size)
 	struct binary *b = root->bin;
 	int ret = -ENODATA;
 	pthread_mutex_lock(&lock);
-	if (b && b->bad_gen == gen + 1 && b->why) {
-		size_t len = strlen(b->why);
-		ret = len <= size ? (int)len : -ERANGE;
-		if (ret > 0)
-			memcpy(buf, b->why, len);
-	}
+	if (b && b->bad_gen == gen + 1 && b->why)
+		ret = refused_copy(b->why, buf, size);
 	pthread_mutex_unlock(&lock);
 	return ret;
 }

@@ -55,11 +55,12 @@ void binary_destroy(struct binary *b);
  * The view of generation gen of binary root, whose source was expect
  * (lstat) at that generation: an alias of the core of that identity, which
  * is parsed on first use. On success *out holds a pinned reference
- * (bincache_release it). Errors: -EIO when pfelf refuses the file's header,
- * -ESTALE when the file is no longer the one of expect, -EFBIG when the
- * view alone needs more than the memory budget (both remembered for the
- * generation), -ENOMEM when it does not fit beside the views in use, or
- * the errno of open/mmap/malloc.
+ * (bincache_release it); an ELF file whose header pfelf refuses gets a
+ * view of its bytes only (v->refused). Errors: -EIO when pfelf refuses an
+ * archive's header, -ESTALE when the file is no longer the one of expect,
+ * -EFBIG when the view alone needs more than the memory budget (both
+ * remembered for the generation), -ENOMEM when it does not fit beside the
+ * views in use, or the errno of open/mmap/malloc.
  */
 int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
                      struct bview **out);

@@ -6,6 +6,7 @@
 #include "cache/opening.h"
 #include "base/log.h"
 #include "cache/core.h"
+#include "content/entries.h"
 #include "source/source.h"
 
 #include <errno.h>
@@ -15,8 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Open fd as an ELF file (archive false) or an ar archive, tried again
- * when out of descriptors (the pread backend keeps a duplicate). */
+/* Open fd as an ELF file (archive false: a refused header as its bytes
+ * only, PFELF_OPEN_RAW) or an ar archive, tried again when out of
+ * descriptors (the pread backend keeps a duplicate). */
 static int open_fd(int fd, bool archive, struct vhandle *h)
 {
 	unsigned tries = 0;
@@ -24,7 +26,7 @@ static int open_fd(int fd, bool archive, struct vhandle *h)
 	*h = (struct vhandle){NULL, NULL};
 	do
 		ret = archive ? pfelf_archive_open_fd(fd, elffs.pfelf_flags, &h->arch)
-		              : pfelf_open_fd(fd, elffs.pfelf_flags, &h->f);
+		              : pfelf_open_fd(fd, elffs.pfelf_flags | PFELF_OPEN_RAW, &h->f);
 	while (src_fd_retry(ret, &tries));
 	return ret;
 }
@@ -103,8 +105,9 @@ static void refusal(int fd, int ret, char *why, size_t size)
 
 /* Open the source of root: *vh its handle (an ELF file's, or an ar
  * archive's when it has no ELF magic), *h its file handle, *st its stat;
- * -ESTALE when it is not expect any more, -EIO when pfelf refuses its
- * header (why it does in why, REFUSED_MAX bytes). */
+ * -ESTALE when it is not expect any more, -EIO when pfelf refuses an
+ * archive's header; why it refuses a header in why (REFUSED_MAX bytes),
+ * also for an ELF file opened as its bytes only. */
 static int open_source(struct node *root, const struct stat *expect, struct vhandle *vh,
                        struct src_handle **h, struct stat *st, char *why)
 {
@@ -120,6 +123,8 @@ static int open_source(struct node *root, const struct stat *expect, struct vhan
 		ret = open_fd(fd, true, vh);
 	if (ret == -ENOEXEC || ret == -EINVAL)
 		refusal(fd, ret, why, REFUSED_MAX);
+	else if (ret == 0 && vh->f && pfelf_header_error(vh->f) < 0)
+		refusal(fd, pfelf_header_error(vh->f), why, REFUSED_MAX); /* read raw */
 	if (ret == 0 && !handle_is(vh->f, st)) /* changed between the two fstat */
 		ret = -ESTALE;
 	*h = ret == 0 ? handle_for(fd, st, root, *vh) : NULL;
@@ -159,6 +164,11 @@ int bincache_parse(struct node *root, const struct stat *expect, struct vcore **
 	src_identity(&st, &(*out)->id);
 	src_attr_of(&st, &(*out)->attr);
 	(*out)->fh = h;
+	if (why[0] && (ret = entries_refused(*out, why)) < 0) {
+		core_free(*out); /* with h and the handle */
+		*out = NULL;
+		return ret;
+	}
 	if (changed_during_parse(root, h, &(*out)->id, (*out)->id.size)) {
 		core_free(*out); /* with h and the handle */
 		*out = NULL;
@@ -177,8 +187,8 @@ void bincache_log_refusal(struct node *root, const char *why)
 	if (path && node_source_path(root, path, PATH_MAX) < 0)
 		snprintf(path, PATH_MAX, "%s", node_name(root));
 	elog(LOG_WARNING,
-	     "%s: ELF header refused, every lookup inside is EIO: %s "
-	     "(%u more refusals since the last message)",
+	     "%s: ELF header refused (shown: elf, header and info; of an archive, "
+	     "nothing): %s (%u more refusals since the last message)",
 	     path && path[0] ? path : ".", why, skipped);
 	free(path);
 }

@@ -19,8 +19,9 @@ void bincache_handle_close(struct vhandle h);
 
 /* Open and parse the source of root into a new core (not in the cache
  * yet); -ESTALE when it is not expect any more, -EIO when pfelf refuses
- * its header (why it does in why, REFUSED_MAX bytes), errors of
- * core_build. */
+ * an archive's header, errors of core_build. Why pfelf refuses a header in
+ * why (REFUSED_MAX bytes): also for an ELF file, whose core is then of its
+ * bytes only (entries_refused). */
 int bincache_parse(struct node *root, const struct stat *expect, struct vcore **out, char *why);
 
 /* One log line for a refused header, at most one every 10 s. */

@@ -20,7 +20,21 @@ static bool has_buildid(const struct bview *v)
 /* Listed once the view is made (not for a binary whose view was refused). */
 static bool has_view(const struct bview *v)
 {
-	return v != NULL;
+	return v && !v->refused;
+}
+
+/* Every binary's, but for a header pfelf refused (then elf, header and
+ * info only: v->refused). */
+static bool has_tables(const struct bview *v)
+{
+	return !v || !v->refused;
+}
+
+/* A refused header's e_ehsize bytes when its class gave them and they lie
+ * in the file (pfelf_header: 0 where it could not read them). */
+static bool has_header(const struct bview *v)
+{
+	return !v || !v->refused || (v->eh.ehsize > 0 && v->eh.ehsize <= v->fsize);
 }
 
 static bool has_compressed(const struct bview *v)
@@ -205,6 +219,7 @@ const struct bin_entry entries[] = {
          .usage = "header                 the raw ELF header: e_ehsize bytes at offset 0",
          .kind = NK_HEADER,
          .bytes = EB_RANGE,
+         .present = has_header,
          .shape = header_shape},
         {.name = "elf",
          .usage = "elf                    the whole source file, byte for byte",
@@ -215,6 +230,7 @@ const struct bin_entry entries[] = {
          .usage = "sections/<name>        one file per section header but index 0",
          .kind = NK_SECTIONS,
          .bytes = EB_DIR,
+         .present = has_tables,
          .shape = sections_shape,
          .file_kind = NK_SECTION,
          .file_bytes = EB_INDEXED,
@@ -226,6 +242,7 @@ const struct bin_entry entries[] = {
          .usage = "segments/<NN>-<TYPE>   one file per program header",
          .kind = NK_SEGMENTS,
          .bytes = EB_DIR,
+         .present = has_tables,
          .shape = segments_shape,
          .file_kind = NK_SEGMENT,
          .file_bytes = EB_INDEXED,
@@ -237,11 +254,13 @@ const struct bin_entry entries[] = {
          .usage = "symbols                every symbol of .symtab and .dynsym",
          .kind = NK_SYMBOLS,
          .bytes = EB_TEXT,
+         .present = has_tables,
          .text = TEXT_SYMBOLS},
         {.name = "symbol",
          .usage = "symbol/<name>          the bytes of each defined symbol",
          .kind = NK_SYMDIR,
          .bytes = EB_DIR,
+         .present = has_tables,
          .shape = symdir_shape,
          .file_kind = NK_SYMBOL,
          .file_bytes = EB_RANGE,
@@ -346,8 +365,22 @@ int entries_build(struct vcore *v)
 	return ret < 0 ? ret : compressed(v);
 }
 
+int entries_refused(struct vcore *v, const char *why)
+{
+	size_t len = strlen(why) + 1;
+	int ret = view_charge(v, len);
+	if (ret == 0 && !(v->refused = malloc(len))) {
+		view_uncharge(v, len);
+		ret = -ENOMEM;
+	}
+	if (ret == 0)
+		memcpy(v->refused, why, len);
+	return ret;
+}
+
 void entries_free(struct vcore *v)
 {
 	free(v->buildid);
 	free(v->comp);
+	free(v->refused);
 }

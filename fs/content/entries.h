@@ -122,7 +122,13 @@ int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, ui
  * note is no error). */
 int entries_build(struct vcore *c);
 
-/* Free what entries_build made. */
+/* Core v is of a file whose header pfelf refused, opened as its bytes only
+ * (PFELF_OPEN_RAW): keep why (pfelf's words, user.elffs.refused), charged
+ * in the budget; its rows are then elf, header (e_ehsize bytes when they
+ * lie in the file) and info (one line saying why). 0, -ENOMEM, -EFBIG. */
+int entries_refused(struct vcore *v, const char *why);
+
+/* Free what entries_build and entries_refused made. */
 void entries_free(struct vcore *c);
 
 /* Whether section index of v is compressed (its header then in *ch). */

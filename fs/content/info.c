@@ -16,6 +16,7 @@
 #define ERR_SEC     8u
 #define ERR_SEG     16u
 #define ERR_EHSIZE  32u
+#define ERR_HEADER  64u /* a header pfelf refused (the view's only line) */
 
 static const char *class_name(uint8_t c, char *buf, size_t len)
 {
@@ -114,6 +115,11 @@ static int interp_line(struct vcore *v, const struct infoplan *p, uint32_t j, st
 static int errors_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	const pfelf_ehdr *eh = &v->eh;
+	if (v->refused) {
+		p->errs = ERR_HEADER;
+		*n = 1;
+		return 0;
+	}
 	p->errs = (eh->ident[EI_VERSION] != EV_CURRENT ? NOTE_EIVER : 0) |
 	          (eh->version != EV_CURRENT ? NOTE_EVER : 0) |
 	          (eh->ehsize != (eh->elfclass == ELFCLASS64 ? 64 : 52) ? NOTE_EHSIZE : 0) |
@@ -139,7 +145,10 @@ static int errors_line(struct vcore *v, const struct infoplan *p, uint32_t j, st
 		lb_printf(b, "error: section headers: %s", strerror(-v->sec_err));
 	else if (bit == ERR_SEG)
 		lb_printf(b, "error: program headers: %s", strerror(-v->seg_err));
-	else
+	else if (bit == ERR_HEADER) {
+		lb_printf(b, "error: ELF header: ");
+		lb_field(b, v->refused);
+	} else
 		lb_printf(b, "out of file: header size %u", v->eh.ehsize);
 	return 0;
 }
@@ -250,7 +259,9 @@ int info_prepare(struct vcore *v, struct textgen *g)
 	v->infoplan = p;
 	g->nlines = 0;
 	for (unsigned k = 0; k < INFO_NPARTS; k++) {
-		int ret = part(k)->plan(v, p, &p->n[k]);
+		/* a refused header: its error line alone (the tables are not read) */
+		bool skip = v->refused && part(k) != &tail_parts[0];
+		int ret = skip ? 0 : part(k)->plan(v, p, &p->n[k]);
 		if (ret < 0)
 			return ret; /* the caller calls info_release */
 		g->nlines += p->n[k];

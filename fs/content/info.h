@@ -73,7 +73,8 @@ extern const struct infopart info_meta_parts[INFO_META_PARTS];
  * "note:" line per unusual header field readelf reads (EI_VERSION,
  * e_version, e_ehsize), an "error:" line for a table pfelf refused and an
  * "out of file:" line per section or segment outside the file (and for a
- * header past the end). 0, -ENOMEM, -EIO.
+ * header past the end). A header pfelf refused (c->refused) has one line,
+ * "error: ELF header: <why>". 0, -ENOMEM, -EIO.
  */
 int info_prepare(struct vcore *c, struct textgen *g);
 
@@ -96,7 +97,8 @@ struct node;
 /*
  * The tail of info for binary node bin, whose view v (pinned) has its info
  * text indexed (textview_size): when the build-id index is shown and its
- * first walk is done, and bin is the winner among the files with its
+ * first walk is done, the mount is not shared (-o allow_other: none, one
+ * text for every caller), and bin is the winner among the files with its
  * build id (read as the index reads it), one "same build id: <path>" line
  * per other such file (paths relative to the mount's root, in byte
  * order), at most INFO_SAME_MAX bytes of them and a line for the rest; an

@@ -6,6 +6,15 @@
  * the index"). Two hard links share one parse and one indexed text; each
  * binary node gets its own tail, made at lookup (for the node's size)
  * and again at open (kept by the open file).
+ *
+ * A shared mount (-o allow_other) has none: the lines name paths below
+ * directories other users may not search, and info is one text for every
+ * caller. Its size is in the attributes the kernel keeps per inode for
+ * the cache timeout and gives to every caller's stat, and its pages are
+ * in the page cache one caller's read fills and another's reads without
+ * asking the daemon: lines filtered per caller would need a size that is
+ * wrong for some callers and no page cache (docs/architecture.md, "Lines
+ * of info from the index").
  */
 #include "content/info.h"
 #include "buildid/buildid_index.h"
@@ -73,9 +82,10 @@ int info_tail(struct node *bin, struct bview *v, struct infotail *t)
 {
 	memset(t, 0, sizeof(*t));
 	const struct infoplan *p = view_core(v)->infoplan;
-	if (!elffs.buildid || !bin || bin->kind != NK_BIN || !p || p->bid_ret != 1 ||
-	    !bidx_walked())
-		return 0; /* no index (yet), no id it would index, or an archive's member */
+	if (!elffs.buildid || elffs.others || !bin || bin->kind != NK_BIN || !p ||
+	    p->bid_ret != 1 || !bidx_walked())
+		return 0; /* no index (yet), a shared mount, no id it would index, or an
+		             archive's member */
 	char *path = malloc(PATH_MAX);
 	if (!path)
 		return -ENOMEM;

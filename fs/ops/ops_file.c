@@ -33,6 +33,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The kernel's open of a file it executes (__FMODE_EXEC, in the open flags
+ * the kernel sends; not an O_ flag of the uapi headers). */
+#define OPEN_EXEC 0x20
+
 /* Served bytes after which a file's range is dropped from the daemon's page tables. */
 #define DROP_EVERY ((uint64_t)64 << 20)
 
@@ -234,7 +238,8 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	struct node *n = node_get(ino);
 	struct ofile *of = NULL;
-	int ret = n ? access_check(req, n, ACCESS_OPEN) : -ESTALE;
+	int ret = n ? access_check(req, n, fi->flags & OPEN_EXEC ? ACCESS_EXEC : ACCESS_OPEN)
+	            : -ESTALE;
 	if (ret == 0)
 		ret = open_node(n, (int)fuse_req_ctx(req)->pid, fi, &of);
 	node_put(n);

@@ -206,7 +206,7 @@ int access_check(fuse_req_t req, const struct node *n, enum access_op op)
 		return 0;
 	if (!node_is_source(n)) { /* a part of a binary's view: its bytes */
 		const struct node *b = node_broot((struct node *)n);
-		return b ? as_caller(req, b, R_OK, true) : 0;
+		return b ? as_caller(req, b, op == ACCESS_EXEC ? R_OK | X_OK : R_OK, true) : 0;
 	}
 	int mode = F_OK; /* ACCESS_SEE: the search permission of its directories */
 	if (op == ACCESS_INTO)

@@ -37,10 +37,12 @@ void access_init(bool shared);
  *   ACCESS_INTO  lookup in directory n (search on it; inside a binary: read)
  *   ACCESS_LIST  opendir of n (read and search on it; inside a binary: read)
  *   ACCESS_OPEN  open of file n (read permission of its binary)
+ *   ACCESS_EXEC  open of file n to execute it (read and execute permission
+ *                of its binary)
  * The nodes of the build-id index answer 0; their links are checked by
  * access_target().
  */
-enum access_op { ACCESS_SEE, ACCESS_INTO, ACCESS_LIST, ACCESS_OPEN };
+enum access_op { ACCESS_SEE, ACCESS_INTO, ACCESS_LIST, ACCESS_OPEN, ACCESS_EXEC };
 int access_check(fuse_req_t req, const struct node *n, enum access_op op);
 
 /*

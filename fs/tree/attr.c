@@ -37,7 +37,11 @@ static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 	case NK_ARLINK: /* a thin archive's member */
 		out->st_mode = S_IFLNK | 0777;
 		break;
-	default: /* inside a binary (entries.h) */
+	case NK_ELF: /* the whole file: the source's read and execute bits, so a
+	              * program runs from the mount (never setuid, setgid, sticky) */
+		out->st_mode = S_IFREG | (m & 0555);
+		break;
+	default: /* inside a binary (entries.h): data, read bits only */
 		out->st_mode = node_is_dir(n) ? view_dir_mode(m) : S_IFREG | (m & 0444);
 		out->st_nlink = node_is_dir(n) ? 2 : 1;
 		break;

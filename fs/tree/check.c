@@ -219,9 +219,10 @@ int check_refused(struct node *root, char *buf, size_t size)
 {
 	struct bview *v;
 	int ret = check_current_view(root, &v);
-	if (ret == 0) {
+	if (ret == 0) { /* a view of the bytes only has its reason */
+		ret = v->refused ? refused_copy(v->refused, buf, size) : -ENODATA;
 		bincache_release(v);
-		return -ENODATA;
+		return ret;
 	}
 	if (ret != -EIO)
 		return ret;

@@ -58,8 +58,9 @@ int check_current_view(struct node *root, struct bview **out);
 /*
  * user.elffs.refused of binary root: why its current generation's header
  * is refused (parsing it if need be), its text into buf (size bytes, no
- * NUL); its length, -ENODATA when the view is made, or the errno of
- * check_current_view when it failed for another reason.
+ * NUL); its length, -ERANGE, -ENODATA when the view is made of an accepted
+ * header, or the errno of check_current_view when it failed for another
+ * reason.
  */
 int check_refused(struct node *root, char *buf, size_t size);
 

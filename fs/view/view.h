@@ -48,6 +48,7 @@ struct node;
 	                          its outer's hold them, view_changed) */                          \
 	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL */          \
 	struct arview *ar;     /* an archive's members and texts (arview.h), or NULL */            \
+	char *refused;         /* why pfelf refused the header, read raw (entries.c), or NULL */   \
 	uint64_t base;         /* a member's view: offset of its bytes in the source */
 
 struct vparse {
@@ -107,8 +108,8 @@ struct vcore {
  * (core), with a copy of the core's parse (struct vparse, made once by
  * view_alias): the code given an alias (lookups, reads, listings,
  * attributes) reads v->nsec, v->secname, v->id, ... in the alias itself,
- * without a load of the core on every access; on x86-64 the copy is 280
- * of an alias's 368 bytes. What is built on first use and the budget are
+ * without a load of the core on every access; on x86-64 the copy is 288
+ * of an alias's 376 bytes. What is built on first use and the budget are
  * the core's only (view_core()): the compiler refuses them on an alias.
  */
 struct bview {

@@ -270,5 +270,5 @@ PFELF_API int pfelf_archive_open_member(pfelf_archive *a, uint32_t index, unsign
 		f->ops = &pfelf__pread_ops;
 		break;
 	}
-	return pfelf__finish_open(f, out);
+	return pfelf__finish_open(f, 0, out);
 }

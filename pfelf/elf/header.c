@@ -155,15 +155,43 @@ int pfelf__parse_header(pfelf_file *f)
 	return resolve_counts(f);
 }
 
-int pfelf__finish_open(pfelf_file *f, pfelf_file **out)
+/*
+ * PFELF_OPEN_RAW: keep f, whose header was refused with err, as its bytes
+ * only when it has ELF magic: e_ident and what decode_ehdr took, no table
+ * (every table of f is read from the fields zeroed here). 0, or err.
+ */
+static int keep_raw(pfelf_file *f, int err)
+{
+	uint8_t id[16] = {0};
+	size_t n = f->size < sizeof(id) ? (size_t)f->size : sizeof(id);
+	if ((err != -EINVAL && err != -ENOEXEC) || f->size < 4 ||
+	    pfelf__read_range(f, 0, id, n) < 0 || memcmp(id, "\177ELF", 4) != 0)
+		return err;
+	pfelf_ehdr *e = &f->eh;
+	memcpy(e->ident, id, sizeof(id));
+	e->phoff = e->shoff = 0;
+	e->raw_phnum = e->raw_shnum = e->raw_shstrndx = 0;
+	e->phnum = e->shnum = e->shstrndx = 0;
+	f->refused = err;
+	return 0;
+}
+
+int pfelf__finish_open(pfelf_file *f, unsigned flags, pfelf_file **out)
 {
 	int ret = pfelf__parse_header(f);
+	if (ret < 0 && (flags & PFELF_OPEN_RAW))
+		ret = keep_raw(f, ret);
 	if (ret < 0) {
 		pfelf__free(f);
 		return ret;
 	}
 	*out = f;
 	return 0;
+}
+
+PFELF_API int pfelf_header_error(const pfelf_file *f)
+{
+	return f->refused;
 }
 
 PFELF_API const pfelf_ehdr *pfelf_header(const pfelf_file *f)

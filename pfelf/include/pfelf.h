@@ -80,6 +80,17 @@ enum pfelf_backend {
  * mapped is served by pread, as without the flag). For a process that keeps
  * many handles of files it will read (the elffs daemon). */
 #define PFELF_OPEN_MAP_NOW (1u << 3)
+/* pfelf_open, pfelf_openat, pfelf_open_fd: a file with ELF magic whose
+ * header the open refuses (-EINVAL, or -ENOEXEC for one shorter than
+ * e_ident) is opened all the same, as its bytes only: pfelf_read,
+ * pfelf_get_ref, pfelf_view_get, pfelf_advise, pfelf_size and the identity
+ * work as on any handle, and pfelf_header_error() returns the refusal.
+ * Such a handle has no table: pfelf_header() holds e_ident and the fields
+ * the file holds where EI_CLASS and EI_DATA are valid (else 0), but
+ * e_phoff, e_shoff, the counts and e_shstrndx are 0 (and raw_* too), so it
+ * has no section, segment, note or symbol. A file without ELF magic is
+ * still -ENOEXEC, a read error -EIO. */
+#define PFELF_OPEN_RAW (1u << 4)
 
 /* Status bits of a section or segment (pfelf_shdr.status, pfelf_phdr.status). */
 #define PFELF_ST_OUT_OF_FILE (1u << 0) /* its file range lies outside the file */
@@ -241,6 +252,13 @@ PFELF_API int pfelf_open_fd(int fd, unsigned flags, pfelf_file **out);
  * such files): only the fields that give the layout of the rest count.
  */
 PFELF_API int pfelf_header_why(int fd, char *why, size_t len);
+
+/**
+ * 0 for a handle whose header pfelf reads; for one PFELF_OPEN_RAW opened
+ * although its header is refused, that refusal (-EINVAL, -ENOEXEC:
+ * pfelf_header_why() on its file says why).
+ */
+PFELF_API int pfelf_header_error(const pfelf_file *f);
 
 /**
  * Open a caller's buffer of len bytes. The buffer must stay valid and

@@ -14,8 +14,9 @@ readlink of the symlinks beside the mutants. It checks that
 - what each view holds follows from the mutant's bytes, as the test's own
   struct parse of the headers says under SPEC and the documented pfelf
   rules (a bad ELF header, the fields that give the layout of the rest
-  (EI_VERSION, e_version and e_ehsize do not): nothing served, and
-  user.elffs.refused on the directory says why; a section or program header
+  (EI_VERSION, e_version and e_ehsize do not): elf, header when its
+  e_ehsize bytes lie in the file, and info with one error line, nothing
+  else, and user.elffs.refused on the directory says why; a section or program header
   table outside the file or with too small entries: no files; one file
   per entry otherwise, by its user.elf.index; sizes and bytes; section
   file names by SPEC's rules when the name table is sane): every section
@@ -69,6 +70,7 @@ class Expect:
         self.listed = len(data) >= 4 and data[:4] == b"\x7fELF"
         self.header_ok = False
         self.ehsize = 0
+        self.raw_ehsize = 0  # a refused header's `header`: e_ehsize, when it is in the file
         self.sections = {}  # index (1..n-1) -> Sec; empty: no section files
         self.segments = {}  # index -> Seg
         self.names = None  # index -> SPEC file name, when the name table is sane
@@ -89,6 +91,7 @@ class Expect:
         (_, _, _, _, phoff, shoff, _, ehsize, phentsize, phnum, shentsize, shnum,
          shstrndx) = struct.unpack_from(end + ("HHIQQQIHHHHHH" if is64 else "HHIIIIIHHHHHH"),
                                         data, 16)
+        self.raw_ehsize = ehsize if ehsize <= size else 0
         shesz, phesz = (64, 56) if is64 else (40, 32)
         shfmt = end + ("IIQQQQIIQQ" if is64 else "IIIIIIIIII")
         if shoff == 0:
@@ -370,14 +373,32 @@ class MutantCheck:
         exp, got = self.exp, self.files
         entries = {k: v for k, v in got.items() if "/" in k}
         if not exp.header_ok:
-            self.ck.ok(not entries and got.get("header", (0, None))[1] is None,
-                       f"{self.view}: bad ELF header, yet the view serves {sorted(got)[:4]}")
+            self.check_refused_view(got)
             return
         for name in ("header", "info"):
             self.ck.ok(got.get(name, (0, None))[1] is not None, f"{self.view}/{name}: unread")
         self.same_bytes(f"{self.view}/header", got.get("header", (0, None))[1], 0, exp.ehsize)
         self.check_sections({k[9:]: v for k, v in entries.items() if k.startswith("sections/")})
         self.check_segments({k[9:]: v for k, v in entries.items() if k.startswith("segments/")})
+
+    def check_refused_view(self, got):
+        """A refused header: elf (the whole file), header (e_ehsize bytes
+        where the class gives them and they lie in the file), info (one
+        error line), nothing else."""
+        exp, view = self.exp, self.view
+        want = ["elf", "info"] + (["header"] if exp.raw_ehsize else [])
+        self.ck.eq(sorted(got), sorted(want), f"{view}: bad ELF header: the view's files")
+        for name in want:
+            self.ck.ok(got.get(name, (0, None))[1] is not None, f"{view}/{name}: unread")
+        self.same_bytes(f"{view}/elf", got.get("elf", (0, None))[1], 0, exp.size)
+        if exp.raw_ehsize:
+            self.same_bytes(f"{view}/header", got.get("header", (0, None))[1], 0,
+                            exp.raw_ehsize)
+        info = got.get("info", (0, None))[1]
+        self.ck.ok(info is None or (info.startswith(b"error: ELF header: ") and
+                                    info.count(b"\n") == 1),
+                   f"{view}/info: {info[:200] if info else info!r}")
+        self.ck.count("refused_views")
 
     def by_index(self, files, kind):
         out = {}

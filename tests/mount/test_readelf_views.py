@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Files readelf reads, through the mount,
 on the fixtures of tests/fixtures/oddviews.py (ELFFS_ODD_FIXTURES), with
-both backends:
+both backends, and with -o passthrough=off (elf's bytes through the daemon):
 
 - `symbols` equals readelf -sW line for line on every fixture: st_other
   words of every machine readelf names ("[VARIANT_PCS]", "[<localentry>:
@@ -15,7 +15,11 @@ both backends:
   sections/ and segments/ hold readelf -SlW's ranges, and `info` has a
   "note:" line for each field readelf -h shows unusual.
 - A refused header (EI_CLASS 3, EI_DATA 3, 40 bytes, PN_XNUM without
-  section headers): the directory is listed, lookups inside give EIO, and
+  section headers, extended numbering with e_shentsize 0, which readelf -h
+  reads): the directory is listed and holds elf (the whole file, byte for
+  byte, which readelf -h reads as it reads the source), header (e_ehsize
+  bytes, where the class gives them and they lie in the file) and info
+  (one line "error: ELF header: <why>"), nothing else (sections/ ENOENT);
   user.elffs.refused of the directory says why (listed by listxattr); the
   daemon logs one line for all of them (rate-limited) naming the first.
 
@@ -26,6 +30,7 @@ import errno
 import os
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 
@@ -138,20 +143,46 @@ def check_header(ck, mnt, src, name):
         os.close(fd)
 
 
-def check_refused(ck, mnt, name):
+def refused_header(data):
+    """The bytes `header` of a refused file holds, or None when it has none:
+    e_ehsize bytes where EI_CLASS and EI_DATA give the field's place and
+    the whole header of the class is in the file, and they lie in it."""
+    cls, order = data[4], data[5]
+    if cls not in (1, 2) or order not in (1, 2) or len(data) < (52 if cls == 1 else 64):
+        return None
+    ehsize = struct.unpack_from("<H" if order == 1 else ">H", data, 40 if cls == 1 else 52)[0]
+    return data[:ehsize] if 0 < ehsize <= len(data) else None
+
+
+def check_refused(ck, mnt, src, name):
     view = os.path.join(mnt, name)
+    with open(os.path.join(src, name), "rb") as f:
+        data = f.read()
+    header = refused_header(data)
     try:
         ck.ok(os.path.isdir(view), f"{name}: not listed as a directory")
-    except OSError as e:
-        ck.fail(f"{name}: lstat: {e.strerror}")
-    ck.errno_is(errno.EIO, f"{name}/info", os.stat, os.path.join(view, "info"))
-    try:
+        ck.eq(sorted(os.listdir(view)), sorted(["elf", "info"] + (["header"] if header else [])),
+              f"{name}: listing")
+        with open(os.path.join(view, "elf"), "rb") as f:
+            ck.ok(f.read() == data, f"{name}/elf: not the source's bytes")
+        if header is not None:
+            with open(os.path.join(view, "header"), "rb") as f:
+                ck.eq(f.read(), header, f"{name}/header")
+        ck.eq(readelf(["-h"], os.path.join(view, "elf")), readelf(["-h"], os.path.join(src, name)),
+              f"{name}/elf: readelf -h")
         why = os.getxattr(view, REFUSED).decode()
         ck.ok(why and "\n" not in why, f"{name}: {REFUSED} {why!r}")
         ck.ok(REFUSED in os.listxattr(view), f"{name}: {REFUSED} not listed")
+        with open(os.path.join(view, "info")) as f:
+            ck.eq(f.read(), f"error: ELF header: {why}\n", f"{name}/info")
         print(f"{name}: {why}")
     except OSError as e:
-        ck.fail(f"{name}: {REFUSED}: {e.strerror}")
+        ck.fail(f"{name}: {e.filename}: {e.strerror}")
+    for entry in ("sections", "segments", "symbols", "relocations", "build-id"):
+        ck.errno_is(errno.ENOENT, f"{name}/{entry}", os.stat, os.path.join(view, entry))
+    if name == "refused-shentsize0":
+        ck.ok(b"Size of section headers:           0" in readelf(["-h"], os.path.join(src, name)),
+              f"{name}: readelf -h does not read e_shentsize 0")
 
 
 def main():
@@ -163,12 +194,13 @@ def main():
         names = sorted(os.listdir(odd))
         for n in names:
             shutil.copy(os.path.join(odd, n), src)
-        for mode in ([], ["-o", "nommap"]):
+        # passthrough=off: the bytes of elf through the daemon (a refused file too)
+        for mode in ([], ["-o", "nommap"], ["-o", "passthrough=off"]):
             try:
                 with Mount(ck, src, mode) as m:
                     for n in names:
                         if n.startswith("refused-"):
-                            check_refused(ck, m.path, n)
+                            check_refused(ck, m.path, src, n)
                             continue
                         check_symbols(ck, m.path, src, n)
                         if n.startswith("hdr-"):

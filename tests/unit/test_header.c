@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* readelf -hW as "key: value" pairs; "Version" occurs twice (ident, e_version). */
 struct rh {
@@ -175,7 +176,8 @@ static void test_odd_headers(void **state)
 
 /*
  * Headers pfelf refuses (EI_CLASS 3, EI_DATA 3, 40 bytes of an ELF64 file,
- * PN_XNUM without section headers): every backend says -EINVAL, and
+ * PN_XNUM without section headers, extended numbering with e_shentsize 0):
+ * every backend says -EINVAL, and
  * pfelf_header_why says the same errno and names the field.
  */
 static void test_refused_headers(void **state)
@@ -184,7 +186,8 @@ static void test_refused_headers(void **state)
 	static const char *const bad[][2] = {{"refused-class3", "EI_CLASS 3"},
 	                                     {"refused-data3", "EI_DATA 3"},
 	                                     {"refused-short", "shorter than an ELF64 header"},
-	                                     {"refused-pnxnum", "PN_XNUM"}};
+	                                     {"refused-pnxnum", "PN_XNUM"},
+	                                     {"refused-shentsize0", "e_shentsize 0"}};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *path = odd_fixture(bad[i][0]);
 		struct tb_handle h;
@@ -207,6 +210,65 @@ static void test_refused_headers(void **state)
 	}
 	char why[64];
 	assert_int_equal(pfelf_header_why(-1, why, sizeof(why)), -EINVAL);
+}
+
+/*
+ * PFELF_OPEN_RAW (mmap and pread): each refused header opens as its bytes
+ * only (pfelf_header_error -EINVAL, e_ident kept, no section or segment,
+ * every byte readable: pfelf_read and a zero-copy reference of the whole
+ * file); an accepted header opens as without the flag; a file without ELF
+ * magic, or shorter than it, is still -ENOEXEC.
+ */
+static void test_raw_open(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {"refused-class3", "refused-data3", "refused-short",
+	                                  "refused-pnxnum", "refused-shentsize0"};
+	for (unsigned nommap = 0; nommap < 2; nommap++) {
+		unsigned flags = PFELF_OPEN_RAW | (nommap ? PFELF_OPEN_NOMMAP : 0);
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			const char *path = odd_fixture(bad[i]);
+			size_t len;
+			uint8_t *want = tb_slurp(path, &len);
+			pfelf_file *f;
+			assert_ret(pfelf_open(path, flags, &f), 0);
+			assert_ret(pfelf_header_error(f), -EINVAL);
+			assert_int_equal(pfelf_size(f), len);
+			assert_memory_equal(pfelf_header(f)->ident, want, 16);
+			assert_ret(pfelf_section_count(f), 0);
+			assert_ret(pfelf_segment_count(f), 0);
+			uint8_t *got = malloc(len);
+			assert_non_null(got);
+			assert_ret(pfelf_read(f, 0, got, len), len);
+			assert_memory_equal(got, want, len);
+			pfelf_ref ref;
+			assert_ret(pfelf_get_ref(f, 0, len, &ref), 0);
+			pfelf_put_ref(f, &ref);
+			free(got);
+			free(want);
+			pfelf_close(f);
+		}
+		pfelf_file *f;
+		assert_ret(pfelf_open(tb_fixture("exec"), flags, &f), 0);
+		assert_ret(pfelf_header_error(f), 0);
+		assert_true(pfelf_section_count(f) > 0);
+		pfelf_close(f);
+		char dir[] = "/tmp/pfelf-raw-XXXXXX";
+		assert_non_null(mkdtemp(dir));
+		char path[64];
+		static const char *const notelf[] = {"\177ELX and more than sixteen bytes",
+		                                     "\177EL"};
+		for (size_t i = 0; i < 2; i++) {
+			snprintf(path, sizeof(path), "%s/f", dir);
+			FILE *fp = fopen(path, "wb");
+			assert_non_null(fp);
+			fputs(notelf[i], fp);
+			fclose(fp);
+			assert_ret(pfelf_open(path, flags, &f), -ENOEXEC);
+			unlink(path);
+		}
+		rmdir(dir);
+	}
 }
 
 static void test_header_fixtures(void **state)
@@ -254,10 +316,9 @@ static void test_extended_numbering(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        TB_BACKEND_TESTS(test_header_fixtures),
-	        TB_BACKEND_TESTS(test_extended_numbering),
-	        TB_BACKEND_TESTS(test_odd_headers),
-	        TB_BACKEND_TESTS(test_refused_headers),
+	        TB_BACKEND_TESTS(test_header_fixtures), TB_BACKEND_TESTS(test_extended_numbering),
+	        TB_BACKEND_TESTS(test_odd_headers),     TB_BACKEND_TESTS(test_refused_headers),
+	        cmocka_unit_test(test_raw_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
