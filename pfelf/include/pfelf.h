@@ -1311,8 +1311,10 @@ PFELF_API int pfelf_dbgw_new(const pfelf_ehdr *target, uint64_t max_bytes, pfelf
  * pfelf_build_id finds it) as a note, placed as said above. binary is read
  * during the call only; its class and byte order
  * must be the writer's. At most once per writer, before
- * pfelf_dbgw_finish; without it the file has no section copies, no
- * program headers and no build id. Returns 0; -EINVAL (called before, or
+ * pfelf_dbgw_finish; without it the file has no program headers and no
+ * build id, and its one section with an address is a SHT_NOBITS `.text`
+ * from the lowest entry to the highest end of the functions (binutils'
+ * addr2line answers only for addresses in an allocated section). Returns 0; -EINVAL (called before, or
  * another class or byte order), -E2BIG (more than 65,000 SHF_ALLOC
  * sections or PT_LOAD headers), -EFBIG, -ENOMEM, and the errors of
  * pfelf_section_count, pfelf_segment_count and pfelf_build_id other than

@@ -72,13 +72,6 @@ PFELF_API uint64_t pfelf_dbgw_peak(const pfelf_dbgw *w)
 	return w ? w->peak : 0;
 }
 
-int dbgw_usable(const pfelf_dbgw *w)
-{
-	if (!w || w->done)
-		return -EINVAL;
-	return w->err;
-}
-
 PFELF_API int pfelf_dbgw_unit(pfelf_dbgw *w, const char *name, size_t namelen, uint16_t lang,
                               uint32_t *unit)
 {

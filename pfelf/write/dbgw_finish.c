@@ -32,24 +32,6 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) & ~(a - 1) : v;
 }
 
-uint32_t dbgw_add_section(struct pfelf_dbgw *w, const char *name, uint32_t type, uint64_t flags,
-                          uint64_t align, uint64_t entsize,
-                          void (*write)(struct pfelf_dbgw *w, struct dbgw_buf *b))
-{
-	uint32_t at = (uint32_t)w->shnames.len;
-	dbgw_put(&w->shnames, name, strlen(name) + 1);
-	struct dbgw_sec *s = dbgw_arr_push(w, &w->secs);
-	if (!s)
-		return 0;
-	s->name = at;
-	s->type = type;
-	s->flags = flags;
-	s->align = align;
-	s->entsize = entsize;
-	s->write = write;
-	return (uint32_t)(w->secs.n - 1);
-}
-
 static void write_symbol(struct pfelf_dbgw *w, struct dbgw_buf *b, const struct dbgw_func *f)
 {
 	uint8_t info = (uint8_t)(f->bind << 4 | STT_FUNC);
@@ -250,8 +232,10 @@ static void write_file(struct pfelf_dbgw *w, uint8_t *out, uint64_t total)
 	b.cap = (size_t)total;
 	memset(out, 0, (size_t)total);
 	write_ehdr(w, &b);
-	skip_to(&b, w->phoff);
-	write_phdrs(w, &b, total);
+	if (phnum(w)) {
+		skip_to(&b, w->phoff);
+		write_phdrs(w, &b, total);
+	}
 	for (uint32_t i = 1; i < w->secs.n && !w->err; i++) {
 		struct dbgw_sec *s = dbgw_sec_at(&w->secs, i);
 		if (s->write)
@@ -272,6 +256,7 @@ PFELF_API int pfelf_dbgw_finish(pfelf_dbgw *w, void **bytes, uint64_t *size)
 	if (ret < 0)
 		return ret;
 	dbgw_lines_close(w);
+	dbgw_default_layout(w);
 	if (dbgw_order(w) == 0)
 		add_sections(w);
 	uint64_t total = w->err ? 0 : layout(w);

@@ -4,12 +4,14 @@
  * and the pieces its files share.
  *
  *  dbgw_mem.c     the memory bound, growing arrays, byte buffers, string pools
- *  dbgw.c         the writer's life and what callers add (units, files, functions)
  *  dbgw_lines.c   rows encoded into line-program sequences as they come
- *  dbgw_layout.c  the binary's layout: section copies, PT_LOADs, build-id note
- *  dbgw_order.c   at finish: functions by address and by unit, ranges, sections
+ *  dbgw_layout.c  the sections: copies of the binary's (and its PT_LOADs and
+ *                 build-id note), the writer's own
+ *  dbgw_order.c   at finish: functions by address and by unit, runs, spans
  *  dbgw_dwarf.c   the DWARF 4 sections
+ *  dbgw.c         the writer's life and what callers add (units, files, functions)
  *  dbgw_finish.c  the ELF file: header, program and section headers, .symtab
+ * each using only those above it.
  */
 #ifndef PFELF_DBGW_I_H
 #define PFELF_DBGW_I_H
@@ -197,15 +199,10 @@ static inline struct dbgw_sec *dbgw_sec_at(struct dbgw_arr *a, uint32_t i)
 	return (struct dbgw_sec *)a->v + i;
 }
 
-/* ---------------------------------------------------------------- dbgw.c */
+/* ------------------------------------------------------------ dbgw_mem.c */
 
 /* 0 when w takes calls, -EINVAL when finished, else its kept error. */
 int dbgw_usable(const struct pfelf_dbgw *w) PFELF_HIDDEN;
-/* Free and uncharge all w holds but itself. */
-void dbgw_release_all(struct pfelf_dbgw *w) PFELF_HIDDEN;
-
-/* ------------------------------------------------------------ dbgw_mem.c */
-
 /* Charge delta more bytes held (negative: fewer): 0, or -EFBIG past max
  * (nothing charged). */
 int dbgw_charge(struct pfelf_dbgw *w, int64_t delta) PFELF_HIDDEN;
@@ -245,6 +242,20 @@ int dbgw_pool_add(struct dbgw_pool *p, const char *s, size_t len, uint32_t *off)
 /* End the open sequence of the last function at its end. */
 void dbgw_lines_close(struct pfelf_dbgw *w) PFELF_HIDDEN;
 
+/* ----------------------------------------------------------- dbgw_layout.c */
+
+/* Without the layout of a binary: a SHT_NOBITS .text from the lowest
+ * function's entry to the highest end (binutils' addr2line answers only
+ * for addresses of an allocated section). */
+void dbgw_default_layout(struct pfelf_dbgw *w) PFELF_HIDDEN;
+/* Add a section of the writer's own named name to w->secs: its index, or
+ * 0 with the writer's error set. */
+uint32_t dbgw_add_section(struct pfelf_dbgw *w, const char *name, uint32_t type, uint64_t flags,
+                          uint64_t align, uint64_t entsize,
+                          void (*write)(struct pfelf_dbgw *w, struct dbgw_buf *b)) PFELF_HIDDEN;
+/* Write the build-id note (a section's writer). */
+void dbgw_write_note(struct pfelf_dbgw *w, struct dbgw_buf *b) PFELF_HIDDEN;
+
 /* ---------------------------------------------------------- dbgw_order.c */
 
 /* Sort the functions by address and group them and the files by unit,
@@ -263,21 +274,12 @@ uint16_t dbgw_shndx_of(struct pfelf_dbgw *w, uint64_t addr) PFELF_HIDDEN;
 /* ---------------------------------------------------------- dbgw_dwarf.c */
 
 /* Add the DWARF sections to w->secs (their sizes, counted first, set
- * each unit's offsets):
- * 0, or the writer's error. */
+ * each unit's offsets): 0, or the writer's error. */
 int dbgw_dwarf_sections(struct pfelf_dbgw *w) PFELF_HIDDEN;
 
-/* ----------------------------------------------------------- dbgw_layout.c */
+/* ---------------------------------------------------------------- dbgw.c */
 
-/* Write the build-id note (a section's writer). */
-void dbgw_write_note(struct pfelf_dbgw *w, struct dbgw_buf *b) PFELF_HIDDEN;
-
-/* ----------------------------------------------------------- dbgw_finish.c */
-
-/* Add a section of the writer's own named name to w->secs: its index, or
- * 0 with the writer's error set. */
-uint32_t dbgw_add_section(struct pfelf_dbgw *w, const char *name, uint32_t type, uint64_t flags,
-                          uint64_t align, uint64_t entsize,
-                          void (*write)(struct pfelf_dbgw *w, struct dbgw_buf *b)) PFELF_HIDDEN;
+/* Free and uncharge all w holds but itself. */
+void dbgw_release_all(struct pfelf_dbgw *w) PFELF_HIDDEN;
 
 #endif /* PFELF_DBGW_I_H */

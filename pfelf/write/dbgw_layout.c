@@ -47,6 +47,24 @@ void dbgw_write_note(struct pfelf_dbgw *w, struct dbgw_buf *b)
 	dbgw_put(b, w->note.p, w->note.len);
 }
 
+uint32_t dbgw_add_section(struct pfelf_dbgw *w, const char *name, uint32_t type, uint64_t flags,
+                          uint64_t align, uint64_t entsize,
+                          void (*write)(struct pfelf_dbgw *w, struct dbgw_buf *b))
+{
+	uint32_t at = (uint32_t)w->shnames.len;
+	dbgw_put(&w->shnames, name, strlen(name) + 1);
+	struct dbgw_sec *s = dbgw_arr_push(w, &w->secs);
+	if (!s)
+		return 0;
+	s->name = at;
+	s->type = type;
+	s->flags = flags;
+	s->align = align;
+	s->entsize = entsize;
+	s->write = write;
+	return (uint32_t)(w->secs.n - 1);
+}
+
 static int count_copies(pfelf_file *f, int nsec, int nseg)
 {
 	uint32_t copies = 0, loads = 0;
@@ -137,4 +155,23 @@ PFELF_API int pfelf_dbgw_copy_layout(pfelf_dbgw *w, pfelf_file *binary)
 			copy_load(w, ph);
 	}
 	return w->err;
+}
+
+void dbgw_default_layout(struct pfelf_dbgw *w)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < w->funcs.n; i++) {
+		const struct dbgw_func *f = dbgw_func_at(w, (uint32_t)i);
+		lo = f->lo < lo ? f->lo : lo;
+		hi = f->hi > hi ? f->hi : hi;
+	}
+	if (w->layout || hi <= lo)
+		return;
+	uint32_t at =
+	        dbgw_add_section(w, ".text", SHT_NOBITS, SHF_ALLOC | SHF_EXECINSTR, 1, 0, NULL);
+	if (at) {
+		struct dbgw_sec *s = dbgw_sec_at(&w->secs, at);
+		s->addr = lo;
+		s->size = hi - lo;
+	}
 }

@@ -12,6 +12,13 @@ static void fail(struct pfelf_dbgw *w, int err)
 		w->err = err;
 }
 
+int dbgw_usable(const pfelf_dbgw *w)
+{
+	if (!w || w->done)
+		return -EINVAL;
+	return w->err;
+}
+
 int dbgw_charge(struct pfelf_dbgw *w, int64_t delta)
 {
 	if (delta > 0 && (uint64_t)delta > w->max - w->held)
