@@ -310,14 +310,16 @@ def same(label, got, want):
 
 def check_symbols(work, prefix, funcs):
     secs = {}
-    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", tool(["readelf", "-SW", "debug"], work), re.M):
+    shdrs = tool(["readelf", "-SW", "debug"], work)
+    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", shdrs, re.M):
         secs[m.group(1)] = m.group(2)
     got = []
     for line in tool(["readelf", "-sW", "debug"], work).splitlines():
         f = line.split(None, 7)
         if len(f) == 8 and f[3] == "FUNC":
             got.append((int(f[1], 16), int(f[2], 0), f[4], f[7], secs.get(f[6], f[6])))
-    check(sorted(got) == sorted(funcs), "readelf -sW debug: %s, want %s" % (sorted(got), sorted(funcs)))
+    check(sorted(got) == sorted(funcs),
+          "readelf -sW debug: %s, want %s" % (sorted(got), sorted(funcs)))
     letters = {"LOCAL": "t", "GLOBAL": "T", "WEAK": "W"}
     want = sorted((v, letters[b], n) for v, _, b, n, _ in funcs)
     got = []
@@ -329,7 +331,8 @@ def check_symbols(work, prefix, funcs):
 
 def llvm_blocks(out, pcs):
     blocks = [b.splitlines() for b in out.strip("\n").split("\n\n")]
-    check(len(blocks) == len(pcs), "llvm-symbolizer: %d answers for %d pcs" % (len(blocks), len(pcs)))
+    check(len(blocks) == len(pcs),
+          "llvm-symbolizer: %d answers for %d pcs" % (len(blocks), len(pcs)))
     return {pc: (b[0], re.sub(r":\d+$", "", b[1]) if len(b) > 1 else None)
             for pc, b in zip(pcs, blocks)}
 
@@ -346,11 +349,13 @@ def check_symbolizers(work, prefix, dbgdir, expect):
         same("llvm-symbolizer --debug-file-directory --obj=stripped", llvm_blocks(out, pcs),
              expect)
     else:  # LLVM 14 reads a binary's build id from its PT_NOTEs only
-        print("   the build-id note of stripped is in no PT_NOTE: llvm-symbolizer cannot look it up")
-    out = tool(["eu-addr2line", "-f", "--debuginfo-path=" + dbgdir, "-e", "stripped"] + addrs, work)
-    lines = out.splitlines()
-    got = {pc: (lines[2 * i], re.sub(r"(:\d+):\d+$", r"\1", lines[2 * i + 1]) if 2 * i + 1 < len(lines)
-                else None) for i, pc in enumerate(pcs) if 2 * i < len(lines)}
+        print("   the build-id note of stripped is in no PT_NOTE: "
+              "llvm-symbolizer cannot look it up")
+    out = tool(["eu-addr2line", "-f", "--debuginfo-path=" + dbgdir, "-e", "stripped"] + addrs,
+               work)
+    lines = out.splitlines() + [None]
+    got = {pc: (lines[2 * i], lines[2 * i + 1] and re.sub(r"(:\d+):\d+$", r"\1", lines[2 * i + 1]))
+           for i, pc in enumerate(pcs) if 2 * i < len(lines) - 1}
     # eu-addr2line 0.188 prefixes a relative file name with the unit's
     # DW_AT_comp_dir by default (-A), "(null)" in a unit without one (the
     # writer's: binutils would prefix the name with it).
