@@ -33,6 +33,11 @@
  * on a device that has a call in flight for STALL_NS or more is left out
  * at once. At most PROBE_THREADS_MAX helpers live; idle ones end after
  * PROBE_IDLE_S seconds.
+ *
+ * Files: probe_magic.c (one entry, the read of its magic), probe_cache.c
+ * (the answers kept), probe_batch.c (a batch and the listing's thread),
+ * probe_helpers.c (the steps of its entries, and the helper threads),
+ * probe_uring.c (the reads together).
  */
 #ifndef ELFFS_PROBE_H
 #define ELFFS_PROBE_H
