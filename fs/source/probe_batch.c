@@ -4,8 +4,11 @@
 #include "base/log.h"
 #include "base/stall.h"
 #include "source/probe_helpers.h"
+#include "source/probe_magic.h"
 #include "source/probe_uring.h"
+#include "source/source.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,8 +16,6 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <time.h>
-
-static atomic_bool said_stalled;
 
 struct probe_batch *probe_batch_new(size_t cap)
 {
@@ -100,18 +101,24 @@ int probe_batch_get(const struct probe_batch *b, size_t i, const char **name,
 	return atomic_load(&it->state) == IT_DONE ? it->kind : -ENOENT;
 }
 
+static bool is_foreign(int state)
+{
+	return state == IT_FOREIGN || state == IT_FOREIGN_TAKEN;
+}
+
 /* Whether every entry not answered is a foreign file found STALL_NS ago
- * or more (probe_pool.mu held); *first: the earliest such finding. */
-static bool only_stalled(const struct probe_batch *b, uint64_t now, uint64_t *first)
+ * or more, or any foreign file when unwaited (probe_pool.mu held);
+ * *first: the earliest such finding. */
+static bool only_stalled(const struct probe_batch *b, uint64_t now, bool unwaited, uint64_t *first)
 {
 	*first = now;
 	for (size_t i = 0; i < b->n; i++) {
 		int s = atomic_load(&b->it[i].state);
 		if (s == IT_DONE)
 			continue;
-		if (s != IT_FOREIGN && s != IT_FOREIGN_TAKEN)
+		if (!is_foreign(s))
 			return false;
-		if (now - b->it[i].found_ns < STALL_NS)
+		if (!unwaited && now - b->it[i].found_ns < STALL_NS)
 			return false;
 		if (b->it[i].found_ns < *first)
 			*first = b->it[i].found_ns;
@@ -131,19 +138,41 @@ static bool lstats_taken(const struct probe_batch *b)
 	return true;
 }
 
-static void say_stalled(const struct probe_batch *b, uint64_t now)
+static void say_stalled(const struct probe_batch *b, uint64_t now, bool unwaited)
+{
+	static atomic_bool said[2];
+	size_t i = 0;
+	while (i < b->n && atomic_load(&b->it[i].state) == IT_DONE)
+		i++;
+	if (i == b->n || atomic_exchange(&said[unwaited], true))
+		return;
+	dev_t d = b->it[i].st.st_dev;
+	if (unwaited)
+		elog(LOG_WARNING,
+		     "a file of a listed directory, on device %u:%u below SOURCE, is left out of "
+		     "the listing: the workers' share of such devices is taken (said once; every "
+		     "such file is left out of its listing)",
+		     major(d), minor(d));
+	else
+		elog(LOG_WARNING,
+		     "a file of a listed directory, on device %u:%u below SOURCE, has not "
+		     "answered for %llu s: left out of the listing (said once; every such "
+		     "file is left out of its listing)",
+		     major(d), minor(d),
+		     (unsigned long long)((now - b->it[i].found_ns) / 1000000000ULL));
+}
+
+/* The listing's thread, a worker, waits for a foreign file of b (one not
+ * answered yet, probe_pool.mu held): in the share of the workers that wait
+ * on devices below SOURCE (stall.h), entered in c under the first such
+ * file's device. 1 when it may wait, -1 when the share is taken (it does
+ * not wait for them), 0 when there is none to wait for. */
+static int wait_share(const struct probe_batch *b, struct stall_call *c)
 {
 	for (size_t i = 0; i < b->n; i++)
-		if (atomic_load(&b->it[i].state) != IT_DONE) {
-			dev_t d = b->it[i].st.st_dev;
-			elog(LOG_WARNING,
-			     "a file of a listed directory, on device %u:%u below SOURCE, has not "
-			     "answered for %llu s: left out of the listing (said once; every such "
-			     "file is left out of its listing)",
-			     major(d), minor(d),
-			     (unsigned long long)((now - b->it[i].found_ns) / 1000000000ULL));
-			return;
-		}
+		if (is_foreign(atomic_load(&b->it[i].state)))
+			return stall_wait_enter(c, (uint64_t)b->it[i].st.st_dev) ? 1 : -1;
+	return 0;
 }
 
 void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
@@ -187,6 +216,8 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 	}
 	pthread_mutex_lock(&probe_pool.mu);
 	bool read = false;
+	struct stall_call call;
+	int share = 0;
 	while (atomic_load(&b->done) < b->n) {
 		if (!read && lstats_taken(b)) {
 			read = true; /* every lstat taken: the reads, together */
@@ -196,11 +227,12 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 			pthread_mutex_lock(&probe_pool.mu);
 			continue;
 		}
+		if (!share)
+			share = wait_share(b, &call);
 		uint64_t now = elffs_now_ns(), first;
-		if (only_stalled(b, now, &first)) {
+		if (only_stalled(b, now, share < 0, &first)) {
 			b->closed = true; /* the helpers inside keep b */
-			if (!atomic_exchange(&said_stalled, true))
-				say_stalled(b, now);
+			say_stalled(b, now, share < 0);
 			break;
 		}
 		struct timespec until;
@@ -223,4 +255,41 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 		}
 	b->closed = true;
 	pthread_mutex_unlock(&probe_pool.mu);
+	if (share > 0)
+		stall_leave(&call);
+}
+
+/* What regular file name of directory dirfd (on device dirdev), on
+ * another device, shows as: read by a helper and waited for as in a
+ * listing, a batch of that one entry. */
+static int classify_foreign(int dirfd, dev_t dirdev, const char *name)
+{
+	struct probe_batch *b = probe_batch_new(1);
+	if (!b)
+		return -ENOMEM;
+	int kind = probe_batch_add(b, name, DT_REG);
+	if (kind == 0) {
+		const struct stat *st;
+		probe_batch_run(b, dirfd, dirdev);
+		kind = probe_batch_get(b, 0, &name, &st);
+	}
+	probe_batch_put(b);
+	return kind;
+}
+
+int probe_classify(int dirfd, const char *name, const struct stat *st)
+{
+	struct stat dst; /* a file bind-mounted from a file system below SOURCE */
+	if (S_ISREG(st->st_mode) && stall_foreign((uint64_t)st->st_dev) && probe_known(st) < 0 &&
+	    fstat(dirfd, &dst) == 0 && dst.st_dev != st->st_dev)
+		return classify_foreign(dirfd, dst.st_dev, name);
+	return probe_classify_here(dirfd, name, st);
+}
+
+int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st)
+{
+	if (!probe_listed_type(d_type))
+		return -ENOENT;
+	int ret = src_statat_listed(dirfd, name, st);
+	return ret < 0 ? ret : probe_classify(dirfd, name, st);
 }

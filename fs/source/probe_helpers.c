@@ -84,6 +84,10 @@ void probe_offer(struct probe_batch *b)
  * (called by the listing's thread). */
 static void queue_foreign(struct probe_batch *b, size_t i)
 {
+	if (stall_stalled((uint64_t)b->it[i].st.st_dev)) {
+		probe_finish(b, i, -ENOENT); /* not waited for, helpers or not */
+		return;
+	}
 	pthread_mutex_lock(&probe_pool.mu);
 	b->it[i].found_ns = elffs_now_ns();
 	atomic_store(&b->it[i].state, IT_FOREIGN);
@@ -142,7 +146,8 @@ void probe_step(struct probe_batch *b, size_t i, bool helper)
 	}
 	if (ret < 0 || !S_ISREG(it->st.st_mode) || it->st.st_dev == b->dev) {
 		probe_finish(b, i,
-		             ret < 0 ? ret : probe_classify(probe_dir_of(b, it), name, &it->st));
+		             ret < 0 ? ret
+		                     : probe_classify_here(probe_dir_of(b, it), name, &it->st));
 		return;
 	}
 	if (b->alone) {

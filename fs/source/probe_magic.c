@@ -79,7 +79,7 @@ int probe_kind_of(int elf)
 	return elf < 0 ? elf : elf ? NK_BIN : -ENOENT;
 }
 
-int probe_classify(int dirfd, const char *name, const struct stat *st)
+int probe_classify_here(int dirfd, const char *name, const struct stat *st)
 {
 	if (S_ISDIR(st->st_mode))
 		return NK_DIR;
@@ -91,12 +91,4 @@ int probe_classify(int dirfd, const char *name, const struct stat *st)
 bool probe_listed_type(unsigned char d_type)
 {
 	return d_type == DT_DIR || d_type == DT_LNK || d_type == DT_REG || d_type == DT_UNKNOWN;
-}
-
-int probe_entry(int dirfd, const char *name, unsigned char d_type, struct stat *st)
-{
-	if (!probe_listed_type(d_type))
-		return -ENOENT;
-	int ret = src_statat_listed(dirfd, name, st);
-	return ret < 0 ? ret : probe_classify(dirfd, name, st);
 }

@@ -26,6 +26,10 @@ int probe_settle(const pfelf_identity *id, int ret);
  * descriptors (nothing is known). */
 int probe_is_elf(int dirfd, const char *name, const struct stat *st);
 
+/* probe_classify (probe.h), the file read by the calling thread whatever
+ * its device. */
+int probe_classify_here(int dirfd, const char *name, const struct stat *st);
+
 /* The kind an answer of probe_is_elf gives: NK_BIN, -ENOENT, or -errno. */
 int probe_kind_of(int elf);
 

@@ -32,8 +32,9 @@ void probe_read_together(struct probe_batch *b, size_t depth)
 				continue;
 			const char *name = b->names + it->name;
 			if (!ok) {
-				probe_finish(b, i,
-				             probe_classify(probe_dir_of(b, it), name, &it->st));
+				probe_finish(
+				        b, i,
+				        probe_classify_here(probe_dir_of(b, it), name, &it->st));
 				continue;
 			}
 			src_identity(&it->st, &ids[m]);
