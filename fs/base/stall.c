@@ -36,6 +36,15 @@ static unsigned dev_share = 1, all_share = 1;
 static uint64_t src_dev;
 static atomic_bool ready;
 
+/* Worker calls of this thread in flight (it counts once in the total),
+ * and the device of the first. */
+static _Thread_local unsigned thread_calls;
+static _Thread_local uint64_t thread_dev;
+/* This thread gave a worker's place back in its own request
+ * (stall_wait_enter): what may run then is run once that request is
+ * answered (stall_run), as a worker back from a device does. */
+static _Thread_local bool owed;
+
 void stall_init(uint64_t srcdev, unsigned workers)
 {
 	src_dev = srcdev;
@@ -75,13 +84,17 @@ static void add_call(struct stall_call *c, struct devrec *r, uint64_t dev, bool 
 	c->dev = dev;
 	c->start_ns = elffs_now_ns();
 	c->worker = worker;
+	c->in_all = worker && thread_calls == 0;
+	if (c->in_all)
+		thread_dev = dev;
 	if (r) {
 		TAILQ_INSERT_TAIL(&r->calls, c, link);
 		r->workers += worker;
 	} else {
 		c->dev = 0; /* untracked */
 	}
-	workers_all += worker;
+	thread_calls += worker;
+	workers_all += c->in_all;
 }
 
 static bool stalled_locked(const struct devrec *r, uint64_t now)
@@ -100,7 +113,8 @@ void stall_enter(struct stall_call *c, uint64_t dev)
 /* Take c out (mu held). */
 static void remove_call(struct stall_call *c)
 {
-	workers_all -= c->worker;
+	workers_all -= c->in_all;
+	thread_calls -= c->worker;
 	if (!c->dev)
 		return;
 	struct devrec *r = rec_of(c->dev, false);
@@ -123,6 +137,7 @@ void stall_leave(struct stall_call *c)
 	pthread_mutex_lock(&mu);
 	remove_call(c);
 	pthread_mutex_unlock(&mu);
+	owed |= c->worker;
 }
 
 bool stall_stalled(uint64_t dev)
@@ -133,10 +148,25 @@ bool stall_stalled(uint64_t dev)
 	return s;
 }
 
-/* Whether a worker may go into dev now (mu held). */
+/* Whether this worker may go into dev now (mu held): one already in a
+ * call counts in the total already. */
 static bool has_share(const struct devrec *r)
 {
-	return workers_all < all_share && (!r || r->workers < dev_share);
+	return (thread_calls || workers_all < all_share) && (!r || r->workers < dev_share);
+}
+
+bool stall_wait_enter(struct stall_call *c, uint64_t dev)
+{
+	*c = (struct stall_call){.dev = 0}; /* as left: nothing counted */
+	if (!stall_foreign(dev) || (thread_calls && thread_dev == dev))
+		return true; /* not below SOURCE, or this worker counts in dev already */
+	pthread_mutex_lock(&mu);
+	struct devrec *r = rec_of(dev, true);
+	bool ok = has_share(r);
+	if (ok)
+		add_call(c, r, dev, true);
+	pthread_mutex_unlock(&mu);
+	return ok;
 }
 
 /* The first queued request that may run now, taken out with its call
@@ -202,6 +232,7 @@ static void run_and_drain(struct stall_call *c, const struct stall_job *j)
 {
 	j->run(j);
 	for (;;) {
+		owed = false; /* what a wait given back let run is taken here */
 		pthread_mutex_lock(&mu);
 		remove_call(c);
 		struct qjob *q = next_runnable(c);
@@ -214,10 +245,28 @@ static void run_and_drain(struct stall_call *c, const struct stall_job *j)
 	}
 }
 
+/* The queued requests that a wait given back in this worker's request
+ * let run (stall_wait_enter), run now that the request is answered. */
+static void run_owed(void)
+{
+	struct stall_call c;
+	owed = false;
+	pthread_mutex_lock(&mu);
+	struct qjob *q = next_runnable(&c);
+	pthread_mutex_unlock(&mu);
+	if (!q)
+		return;
+	fuse_req_interrupt_func(q->j.req, NULL, NULL); /* waits for a callback under way */
+	run_and_drain(&c, &q->j);
+	free(q);
+}
+
 void stall_run(uint64_t dev, const struct stall_job *j)
 {
 	if (!stall_foreign(dev)) {
 		j->run(j);
+		if (owed)
+			run_owed();
 		return;
 	}
 	struct stall_call c;

@@ -11,6 +11,10 @@
  * device. However many readers wait on a hung mount below SOURCE, the
  * other workers serve the rest of the mount. Requests for SOURCE's own
  * device (and the index, and the root) never queue and take no lock here.
+ * A worker that waits for a call another thread makes into such a device
+ * (a listing for the probe's helper that reads a file bind-mounted from
+ * it) counts in the same shares (stall_wait_enter); a worker counts once
+ * in the total however many devices it is in.
  */
 #ifndef ELFFS_STALL_H
 #define ELFFS_STALL_H
@@ -44,13 +48,28 @@ bool stall_foreign(uint64_t dev);
 struct stall_call {
 	uint64_t dev;
 	uint64_t start_ns;
-	bool worker; /* a FUSE worker's: counts in the shares */
+	bool worker; /* a FUSE worker's: counts in its device's share */
+	bool in_all; /* ... and in the total (its thread's first call in flight) */
 	TAILQ_ENTRY(stall_call) link;
 };
 
 /* Note a call of a thread that is not a FUSE worker (the index walk's
  * helper) into dev: it counts for stall_stalled, not in the shares. */
 void stall_enter(struct stall_call *c, uint64_t dev);
+
+/*
+ * A FUSE worker is about to wait for a call into dev that another thread
+ * makes (a listing for the probe's helper): true when the shares have
+ * room (then c is entered, counting as a worker in dev, until
+ * stall_leave), or when dev is not below SOURCE or the worker is in a call
+ * into dev already (nothing counted); false when they have none: the
+ * worker must not wait (nothing entered).
+ * What was queued meanwhile runs once the worker's request is answered
+ * (stall_run).
+ */
+bool stall_wait_enter(struct stall_call *c, uint64_t dev);
+
+/* The call of stall_enter or stall_wait_enter is over. */
 void stall_leave(struct stall_call *c);
 
 /* Whether a call into dev has been in flight for STALL_NS or more. */

@@ -9,7 +9,7 @@
  * directory, and classifies the entries of several directories together
  * (AHEAD_BATCH at a time, their reads in flight together: neighbouring
  * blocks merge), so that the tool's listings find their answers kept
- * (probe.c's cache).
+ * (probe_cache.c's table).
  *
  * When it starts, where, and bounds (docs/architecture.md, security.md):
  *  - it starts at a listed directory when it is idle, and goes depth

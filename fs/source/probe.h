@@ -31,8 +31,18 @@
  * (stall.h): one not answered within STALL_NS is left out of that listing
  * (its helper stays with it; the answer, when it comes, is kept), and one
  * on a device that has a call in flight for STALL_NS or more is left out
- * at once. At most PROBE_THREADS_MAX helpers live; idle ones end after
+ * at once. The listing's thread, a FUSE worker, waits for such files as
+ * one of the workers of the stall shares (stall_wait_enter, under the
+ * first such file's device); when the shares are taken it does not wait:
+ * they are left out at once (their helpers go on, the answers are kept).
+ * At most PROBE_THREADS_MAX helpers live; idle ones end after
  * PROBE_IDLE_S seconds.
+ *
+ * Files: probe_magic.c (one entry, the read of its magic), probe_cache.c
+ * (the answers kept), probe_batch.c (a batch and the listing's thread,
+ * and probe_classify, which may make a batch of one file),
+ * probe_helpers.c (the steps of its entries, and the helper threads),
+ * probe_uring.c (the reads together).
  */
 #ifndef ELFFS_PROBE_H
 #define ELFFS_PROBE_H
@@ -55,7 +65,9 @@
  * Kind of entry name of directory dirfd whose lstat is st: NK_DIR,
  * NK_LINK, NK_BIN, or -ENOENT when it is left out (not ELF, special file,
  * cannot be opened); -EMFILE or -ENFILE when the daemon is out of
- * descriptors (nothing is known then).
+ * descriptors (nothing is known then). A regular file on another device
+ * than its directory (below SOURCE) is read by a helper and waited for as
+ * in a listing (a batch of that one entry): -ENOENT when it is left out.
  */
 int probe_classify(int dirfd, const char *name, const struct stat *st);
 

@@ -158,7 +158,7 @@ def handles_round(ck, label, src, rel, budget_mb, n, extra=""):
         pid = m.proc.pid
         start = daemon_status(pid)["VmRSS"]
         # The same opens of the mount's root (which holds a binary) first:
-        # the worker threads and what is allocated once (probe.c's cache of
+        # the worker threads and what is allocated once (probe_cache.c's table of
         # ELF magics, 4 MiB that MALLOC_PERTURB_ writes whole) are then
         # there before RssAnon is taken.
         warm = Opener(m.path, n)

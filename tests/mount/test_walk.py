@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Listings of SOURCE directories classified together (fs/source/probe.c).
+"""Listings of SOURCE directories classified together (fs/source/probe_batch.c).
 
 A directory's entries are classified by the listing's thread and helper
 threads at once, and the answers kept by file identity. What a listing
