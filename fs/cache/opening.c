@@ -36,15 +36,15 @@ void bincache_handle_close(struct vhandle h)
 }
 
 /* Whether st, the stat of the file on a's path, is a's file with a's
- * bytes: the same file, not written since (its attributes may have moved:
- * view_stale; a change of its change time alone may be a rewrite, and the
- * path names the file). */
+ * bytes: the same file, not written since (its attributes may have moved,
+ * but for a remote view's file: view_stale; a change of its change time
+ * alone may be a rewrite, and the path names the file). */
 static bool still_a(const struct bview *a, const struct stat *st)
 {
 	if ((uint64_t)st->st_dev != a->id.dev || (uint64_t)st->st_ino != a->id.ino)
 		return false;
 	enum src_change c = src_change_since(&a->id, &a->attr, st);
-	return c == SRC_SAME || c == SRC_ATTR;
+	return c == SRC_SAME || (c == SRC_ATTR && !src_is_foreign(a->root));
 }
 
 /* Whether open handle f was opened on the file of stat st as it was then. */

@@ -230,6 +230,8 @@ enum src_change src_change_since(const pfelf_identity *id, const struct src_attr
 
 int src_path_names(const struct node *n, const pfelf_identity *id)
 {
+	if (src_is_foreign(n))
+		return -EIO;
 	struct stat st;
 	int ret = same_file(src_lstat(n, &st), &st, id);
 	if (ret == -ESTALE || ret == -ENOENT || ret == -ENOTDIR || ret == -ELOOP)

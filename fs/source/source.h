@@ -38,6 +38,9 @@ int src_locate(const struct node *n, struct srcloc *loc);
 typedef int (*src_foreign_locate_fn)(const struct node *n, struct srcloc *loc);
 void src_set_foreign_locate(src_foreign_locate_fn fn);
 
+/* Whether source node n is such a node: no path of SOURCE leads to it. */
+bool src_is_foreign(const struct node *n);
+
 /* Close what src_locate opened. */
 void src_release(struct srcloc *loc);
 
@@ -159,7 +162,9 @@ enum src_change src_change_since(const pfelf_identity *id, const struct src_attr
  * Whether the path of source node n names the file of identity id: 1; 0
  * when it names another file or none (a lookup on it gives ENOENT,
  * ENOTDIR, or ELOOP for a symlink or our own mount on the way); -errno
- * when it cannot be told.
+ * when it cannot be told. Never 0 for a node located elsewhere
+ * (src_is_foreign: a remote view's file in the debuginfod cache, whose
+ * locator answers ENOENT for a file it refused as for one gone): -EIO.
  */
 int src_path_names(const struct node *n, const pfelf_identity *id);
 

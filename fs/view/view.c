@@ -36,23 +36,23 @@ bool view_stale(struct bview *v, const struct stat *st, uint64_t end)
 	struct bview *a = view_outer(v); /* a member's: its archive's identity */
 	if (v->base + end > (uint64_t)st->st_size)
 		return true;
-	switch (src_change_since(&a->id, &a->attr, st)) {
-	case SRC_SAME:
-	case SRC_ATTR:
+	enum src_change c = src_change_since(&a->id, &a->attr, st);
+	if (c == SRC_SAME)
 		return false;
-	case SRC_CTIME:
-		return !unreached(a);
-	case SRC_WRITTEN:
-		break;
-	}
-	return true;
+	/* a remote view's file: the cache removes one that fails its check */
+	if (c == SRC_WRITTEN || src_is_foreign(a->root))
+		return true;
+	return c == SRC_CTIME && !unreached(a);
 }
 
 bool view_changed(struct bview *v, uint64_t end)
 {
 	struct bview *a = view_outer(v);
 	struct stat st;
-	return src_stat_now(a->fh, a->root, &a->id, &st) == 0 && view_stale(v, &st, end);
+	if (src_stat_now(a->fh, a->root, &a->id, &st) == 0)
+		return view_stale(v, &st, end);
+	/* by path, one that names another file or none leaves a's file unseen */
+	return a->fh || src_path_names(a->root, &a->id) != 0;
 }
 
 void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len)

@@ -254,15 +254,18 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
  * a rename over it), or when the binary's path names another file or none
  * (a rename over it or of it, an unlink): SOURCE reaches the file by that
  * path no more, and the verdict is kept in v. A hard link elsewhere, or a
- * writer that holds the file open, can still write it unseen.
+ * writer that holds the file open, can still write it unseen. A remote
+ * view's file (src_is_foreign: the debuginfod cache's, which removes a
+ * file that fails its check) is stale at any other change time.
  */
 bool view_stale(struct bview *v, const struct stat *st, uint64_t end);
 
 /*
  * The same for the file v was parsed from as it is now, found by its
  * handle (renamed, moved or unlinked since: the same file), by path only
- * where handles are refused (a path that leads to another file now: v's
- * own is unchanged, no check).
+ * where handles are refused (a path that leads to another file now, or to
+ * none: v's own is unchanged, no check). A file that cannot be looked at
+ * otherwise (by its handle, or a remote view's by its locator) has changed.
  */
 bool view_changed(struct bview *v, uint64_t end);
 

@@ -26,7 +26,8 @@ are not in SOURCE.
   that id; it is verified again, removed and fetched again, so build-id
   and elf give the id's own bytes (two requests); a change that leaves
   the bytes (only the ctime moves) passes the verification again and is
-  not fetched again.
+  not fetched again. A sections/.text of the view held open across the
+  rewrite reads EIO.
 - 30 ids no server has, looked up on 4 runs (two mounts over one cache):
   30 requests (libdebuginfod's negative cache answers the others).
 - The local index wins: an id SOURCE has is never asked of the servers.
@@ -493,7 +494,10 @@ def check_cache_change(ck, work, srcdir, fs):
     """A verified executable of id X, rewritten in the cache with the bytes
     of Y (another build of prog.c: the same size), is verified again before
     it is shown: it fails, is removed and fetched again (elffs(1), ACROSS
-    MACHINES), so .remote/X/build-id names X and elf is X's bytes."""
+    MACHINES), so .remote/X/build-id names X and elf is X's bytes. A
+    sections/.text of X's view opened before the rewrite reads EIO (the
+    file of a remote view is reached by no path of SOURCE: a change of its
+    ctime alone is never taken for a rename)."""
     fsrv = os.path.join(work, "faulty")
     x, _, xid = build(fsrv, "cx", bid="c0" * 20)
     y, _, yid = build(fsrv, "cy", bid="c1" * 20)
@@ -512,7 +516,12 @@ def check_cache_change(ck, work, srcdir, fs):
         rewrite_kept_times(cached, read(x))
         ck.ok(read(os.path.join(view, "elf")) == read(x), "X after a ctime change")
         ck.eq(fs.count(xid), 1, "a file that passes the verification again is not fetched")
+        # a reader of the view, opened before the rewrite (no byte read yet)
+        held = os.open(os.path.join(view, "sections", ".text"), os.O_RDONLY)
         rewrite_kept_times(cached, read(y))
+        got = errno_of(os.pread, held, 1 << 20, 0)
+        os.close(held)
+        ck.eq(errno.errorcode.get(got, got), "EIO", "a held sections/.text after the rewrite")
         bid = read(os.path.join(view, "build-id")).decode(errors="replace")
         ck.ok(yid not in bid and xid in bid, f"X's build-id after the rewrite: {bid!r}")
         ck.ok(read(os.path.join(view, "elf")) == read(x), "X's elf after the rewrite")
@@ -524,6 +533,18 @@ def check_cache_change(ck, work, srcdir, fs):
           f"a log line for the rewritten file: {out[-500:]}")
     print(f"a cached file rewritten with another build's bytes: fetched again "
           f"({fs.count(xid)} requests)")
+    # within the cache timeout no lookup looks at the cache: the read alone
+    # sees the rewrite, by the file's ctime
+    fresh_cache(work, "changed-held")
+    with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()},timeout=600"]) as m:
+        view = os.path.join(m.path, ".build-id", ".remote", xid)
+        held = os.open(os.path.join(view, "sections", ".text"), os.O_RDONLY)
+        cached = os.path.join(os.environ["DEBUGINFOD_CACHE_PATH"], xid, "executable")
+        rewrite_kept_times(cached, read(y))
+        got = errno_of(os.pread, held, 1 << 20, 0)
+        os.close(held)
+        ck.eq(errno.errorcode.get(got, got), "EIO", "a held sections/.text after the rewrite "
+              "(timeout=600)")
 
 
 def check_absent_ids(ck, work, srcdir, fs):
