@@ -19,15 +19,37 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
 	*len = empty ? 0 : sh->size;
 }
 
-/* Whether a's root's path no longer names the file a was built from (the
- * verdict kept once it does not: see struct bview). */
-static bool unreached(struct bview *a)
+/* What became of a's file (stat st) since the state of it seen last
+ * (struct bview), whose count of moves goes into *moves. */
+static enum src_change since_seen(struct bview *a, const struct stat *st, uint64_t *moves)
 {
-	if (atomic_load_explicit(&a->unreached, memory_order_relaxed))
-		return true;
+	pthread_mutex_lock(&a->seen_lock);
+	enum src_change c = src_change_since(&a->id, &a->seen, st);
+	*moves = a->seen_moves;
+	pthread_mutex_unlock(&a->seen_lock);
+	return c;
+}
+
+/* Make st the state of a's file seen last, unless it moved since it was
+ * at count moves (another read's, of a later state). */
+static void seen_now(struct bview *a, const struct stat *st, uint64_t moves)
+{
+	pthread_mutex_lock(&a->seen_lock);
+	if (a->seen_moves == moves) {
+		src_attr_of(st, &a->seen);
+		a->seen_moves++;
+	}
+	pthread_mutex_unlock(&a->seen_lock);
+}
+
+/* Whether a's root's path no longer names the file a was built from,
+ * whose change time alone moved since the state seen last (at count
+ * moves): then its stat st becomes that state. */
+static bool unreached(struct bview *a, const struct stat *st, uint64_t moves)
+{
 	if (src_path_names(a->root, &a->id) != 0)
 		return false;
-	atomic_store_explicit(&a->unreached, true, memory_order_relaxed);
+	seen_now(a, st, moves);
 	return true;
 }
 
@@ -42,7 +64,9 @@ bool view_stale(struct bview *v, const struct stat *st, uint64_t end)
 	/* a remote view's file: the cache removes one that fails its check */
 	if (c == SRC_WRITTEN || src_is_foreign(a->root))
 		return true;
-	return c == SRC_CTIME && !unreached(a);
+	uint64_t moves;
+	c = since_seen(a, st, &moves);
+	return c == SRC_CTIME && !unreached(a, st, moves);
 }
 
 bool view_changed(struct bview *v, uint64_t end)
@@ -205,11 +229,15 @@ struct bview *view_alias(struct vcore *c, uint64_t gen, struct node *root)
 	a->gen = gen;
 	a->parse = c->parse;
 	a->root = root;
+	pthread_mutex_init(&a->seen_lock, NULL);
+	a->seen = a->attr;
 	return a;
 }
 
 void view_free(struct bview *a)
 {
+	if (a)
+		pthread_mutex_destroy(&a->seen_lock);
 	free(a); /* the rest is its core's */
 }
 

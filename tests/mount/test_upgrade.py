@@ -10,7 +10,9 @@ reads EIO: a rewrite in place with the times put back (cp -p, rsync
 --inplace) and a chmod to the mode the file had, which stat cannot tell
 apart. dpkg's own sequence too, step by step: a backup link, the new file
 renamed over the old one (whose link count is then what it was: only its
-path tells), the backup removed.
+path tells), the backup removed. A path found to name none keeps the old
+bytes only while the change time stays: renamed away (the old bytes), then
+back and rewritten in place with the times put back (EIO).
 
 Each case in both backends (mmap, -o nommap) for three kinds of file: a
 section file (opened before the change, read with O_DIRECT so that every
@@ -150,6 +152,22 @@ CHANGES = [
 ]
 
 
+def rename_back(path, new):
+    os.rename(path + ".moved", path)
+    rewrite_times_back(path, new)
+
+
+# Changes in steps, a read after each: (what, [(step, old bytes), ...]).
+# A path found to name none keeps the old bytes only while the change time
+# stays: the path names the file again after a rename back. Not for
+# decompressed/: its first read keeps what it decompressed (the old bytes,
+# checked then), and the later ones read that.
+SEQUENCES = [
+    ("renamed away; back, rewritten in place, times put back",
+     [(lambda path, new: os.rename(path, path + ".moved"), True), (rename_back, False)]),
+]
+
+
 class Held:
     """A reader of file rel of the view of source name, set up before the
     change: a section file open (its bytes read once), or decompressed/
@@ -208,7 +226,7 @@ def dpkg_steps(ck, src, mnt, name, kind, new, mode):
 
 def case_names(kind):
     prefix = KINDS[kind][0]
-    return [f"{prefix}{i}" for i in range(len(CHANGES) + 1)]
+    return [f"{prefix}{i}" for i in range(len(CHANGES) + len(SEQUENCES) + 1)]
 
 
 def populate(src, inputs):
@@ -275,6 +293,16 @@ def run_cases(ck, src, inputs, args):
                 try:
                     change(os.path.join(src, name), v2)
                     check_read(ck, held, old, f"{mode} {kind}: {what}")
+                finally:
+                    held.close()
+            for name, (what, steps) in zip(names[len(CHANGES):], SEQUENCES):
+                if kind == "decompressed":
+                    continue
+                held = Held(m.path, name, kind, "ref-" + kind)
+                try:
+                    for i, (step, old) in enumerate(steps):
+                        step(os.path.join(src, name), v2)
+                        check_read(ck, held, old, f"{mode} {kind}: {what}: step {i + 1}")
                 finally:
                     held.close()
             dpkg_steps(ck, src, m.path, names[-1], kind, v2, mode)
