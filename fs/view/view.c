@@ -20,11 +20,23 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
 }
 
 /* What became of a's file (stat st) since the state of it seen last
- * (struct bview), whose count of moves goes into *moves. */
+ * (struct bview), whose count of moves goes into *moves: SRC_SAME,
+ * SRC_ATTR (st then made the seen state), SRC_CTIME or SRC_WRITTEN. Any
+ * other change time of a remote view's file is SRC_WRITTEN: the cache
+ * removes a file that fails its check. */
 static enum src_change since_seen(struct bview *a, const struct stat *st, uint64_t *moves)
 {
+	enum src_change c = src_change_since(&a->id, &a->attr, st); /* the parse's */
+	if (c == SRC_SAME || c == SRC_WRITTEN)
+		return c;
+	if (src_is_foreign(a->root))
+		return SRC_WRITTEN;
 	pthread_mutex_lock(&a->seen_lock);
-	enum src_change c = src_change_since(&a->id, &a->seen, st);
+	c = src_change_since(&a->id, &a->seen, st);
+	if (c == SRC_ATTR) {
+		src_attr_of(st, &a->seen);
+		a->seen_moves++;
+	}
 	*moves = a->seen_moves;
 	pthread_mutex_unlock(&a->seen_lock);
 	return c;
@@ -58,15 +70,16 @@ bool view_stale(struct bview *v, const struct stat *st, uint64_t end)
 	struct bview *a = view_outer(v); /* a member's: its archive's identity */
 	if (v->base + end > (uint64_t)st->st_size)
 		return true;
-	enum src_change c = src_change_since(&a->id, &a->attr, st);
-	if (c == SRC_SAME)
-		return false;
-	/* a remote view's file: the cache removes one that fails its check */
-	if (c == SRC_WRITTEN || src_is_foreign(a->root))
-		return true;
+	uint64_t moves = 0;
+	enum src_change c = since_seen(a, st, &moves);
+	return c == SRC_WRITTEN || (c == SRC_CTIME && !unreached(a, st, moves));
+}
+
+bool view_holds(struct bview *a, const struct stat *st)
+{
 	uint64_t moves;
-	c = since_seen(a, st, &moves);
-	return c == SRC_CTIME && !unreached(a, st, moves);
+	enum src_change c = since_seen(a, st, &moves);
+	return c == SRC_SAME || c == SRC_ATTR;
 }
 
 bool view_changed(struct bview *v, uint64_t end)

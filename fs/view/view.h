@@ -128,7 +128,8 @@ struct bview {
 	struct bview *grave;   /* the next alias in a graveyard once it goes (bincache.c) */
 	/* The last state of its file (change time and attributes) that reads
 	 * found to keep the parse's bytes (view_stale): at first the parse's
-	 * (attr); one whose change time alone moved while root's path named
+	 * (attr); one whose mode, owner or link count moved since the state
+	 * before; one whose change time alone moved while root's path named
 	 * another file or none (SOURCE reaches the file by that path no more:
 	 * the path is looked at again only once the change time moves again).
 	 * Under seen_lock, with seen_moves, how many times it moved. */
@@ -257,14 +258,24 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
  * moved with its mode, owner or link count (a chmod, chown, link, unlink,
  * a rename over it), or when the binary's path names another file or none
  * (a rename over it or of it, an unlink): SOURCE reaches the file by that
- * path no more, and that verdict is kept in v until the change time moves
- * again (a rename back, a link made back: the path is looked at again). A
- * hard link elsewhere, or a writer that holds the file open, can still
- * write it unseen. A remote
+ * path no more. Either state is kept in v as the one seen last, and a
+ * later change is told against it: a change time that moves again alone
+ * (a rewrite after a chmod, a rename back) goes to the path again. A hard
+ * link elsewhere, or a writer that holds the file open, can still write it
+ * unseen, as can a rewrite in the same breath as an attribute change (no
+ * read between them). A remote
  * view's file (src_is_foreign: the debuginfod cache's, which removes a
  * file that fails its check) is stale at any other change time.
  */
 bool view_stale(struct bview *v, const struct stat *st, uint64_t end);
+
+/*
+ * Whether the file of alias a (an outer one: view_outer), whose stat is st
+ * (the same dev and ino), holds a's bytes without a look at a's path: its
+ * bytes and change time as seen last, or an attribute change since (kept
+ * as the state seen last), as view_stale tells them.
+ */
+bool view_holds(struct bview *a, const struct stat *st);
 
 /*
  * The same for the file v was parsed from as it is now, found by its
