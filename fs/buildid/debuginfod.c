@@ -111,6 +111,14 @@ int dbgd_known(const uint8_t *id, unsigned len, bool debug)
 	return ret;
 }
 
+uint64_t dbgd_entry_dev(uint32_t e)
+{
+	pthread_mutex_lock(&mu);
+	uint64_t dev = e < n_entries && entries[e]->good ? (uint64_t)entries[e]->st.st_dev : 0;
+	pthread_mutex_unlock(&mu);
+	return dev;
+}
+
 int dbgd_entry_name(uint32_t e, char *buf, size_t size)
 {
 	char hex[2 * BID_MAX + 1];

@@ -26,7 +26,8 @@
  * Concurrent fetches of one id make one request (single flight: the
  * first caller fetches, the others wait for its answer). The bound on
  * waiting workers is the stall queue's (stall.h): lookups that may fetch
- * run under the pseudo-device DBGD_STALL_DEV.
+ * run under the pseudo-device DBGD_STALL_DEV, lookups of a verified entry
+ * under the device of its file (dbgd_entry_dev), which they look at again.
  */
 #ifndef ELFFS_DEBUGINFOD_H
 #define ELFFS_DEBUGINFOD_H
@@ -90,6 +91,10 @@ void dbgd_stop(int sig);
 /* The entry of id[0..len) if it is in the table already, else -ENOENT;
  * never asks a server. */
 int dbgd_known(const uint8_t *id, unsigned len, bool debug);
+
+/* The device of entry e's file as verified (the table's word: nothing is
+ * looked at), or 0 when e is not a verified entry. */
+uint64_t dbgd_entry_dev(uint32_t e);
 
 /* The name of entry e inside the remote directory: "<hex>" or
  * "<hex>.debug", into buf (size bytes); its length or -ENAMETOOLONG. */

@@ -38,15 +38,12 @@ void bincache_handle_close(struct vhandle h)
 }
 
 /* Whether st, the stat of the file on a's path, is a's file with a's
- * bytes: the same file, not written since (its attributes may have moved:
- * view_stale; a change of its change time alone may be a rewrite, and the
- * path names the file). */
-static bool still_a(const struct bview *a, const struct stat *st)
+ * bytes: the same file, not written since (view_holds: a change of its
+ * change time alone may be a rewrite, and the path names the file). */
+static bool still_a(struct bview *a, const struct stat *st)
 {
-	if ((uint64_t)st->st_dev != a->id.dev || (uint64_t)st->st_ino != a->id.ino)
-		return false;
-	enum src_change c = src_change_since(&a->id, &a->attr, st);
-	return c == SRC_SAME || c == SRC_ATTR;
+	return (uint64_t)st->st_dev == a->id.dev && (uint64_t)st->st_ino == a->id.ino &&
+	       view_holds(a, st);
 }
 
 /* Whether open handle f was opened on the file of stat st as it was then. */
@@ -57,7 +54,7 @@ static bool handle_is(pfelf_file *f, const struct stat *st)
 	return !f || (pfelf_get_identity(f, &id) == 0 && pfelf_identity_equal(&id, &want));
 }
 
-int bincache_reopen(const struct bview *a, struct vhandle *out)
+int bincache_reopen(struct bview *a, struct vhandle *out)
 {
 	int fd = src_open_file(a->root);
 	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)

@@ -12,7 +12,7 @@
 /* Open the source of a->root again; -ENOENT when the binary is gone (no
  * file on its path, or a directory on that path became something else),
  * -EIO when it cannot be opened or is not the file of a any more. */
-int bincache_reopen(const struct bview *a, struct vhandle *out);
+int bincache_reopen(struct bview *a, struct vhandle *out);
 
 /* Close both handles of h (either may be NULL). */
 void bincache_handle_close(struct vhandle h);

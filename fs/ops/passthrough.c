@@ -41,7 +41,10 @@
  * then answers as it does for any view. An open that joins a backing file
  * held already checks the same (an lstat of the source): the held file is
  * the same inode after a rewrite in place, and would read its new bytes
- * as the old view's. One that fails can take neither the daemon's path
+ * as the old view's. So does a first open whose own backing file failed
+ * for a reason that says nothing of the file (no descriptor, the ioctl)
+ * and that finds one made meanwhile; only -ESTALE from its own is a
+ * changed file. One that fails can take neither the daemon's path
  * nor another backing file (the kernel refuses both beside the held one):
  * it is answered ESTALE, the source's node is checked at its next use,
  * and the kernel looks the path up again and opens the fresh view
@@ -259,6 +262,18 @@ static int8_t first_open(uint64_t ino, int32_t made, int32_t *backing)
 	return mode;
 }
 
+/* Whether the source of file node n is still view v's file, for an open
+ * counted in passthrough whose own backing_open gave made (0: none tried):
+ * 0, or -errno. Its backing id, or -ESTALE, told already; any other
+ * failure of it (no descriptor, the ioctl) says nothing of the file, and
+ * an open made meanwhile holds the inode: its lstat tells. */
+static int pass_check(struct node *n, const struct bview *v, int32_t made)
+{
+	if (made > 0)
+		return 0;
+	return made == -ESTALE ? made : source_is_view(node_vroot(n), v);
+}
+
 /* An open of n counted in passthrough (p) whose source is not its view's
  * file: the held backing file is not, and the kernel refuses the daemon's
  * path and a second backing file beside it. Its count given back, the
@@ -277,19 +292,16 @@ int passthrough_open(struct node *n, const struct bview *v, struct fuse_file_inf
 	*p = (struct ptopen){n->ino, PT_NONE};
 	if (!atomic_load(&enabled) || !is_whole_file(n, v))
 		return 0;
-	int32_t backing = 0;
+	int32_t backing = 0, made = 0;
 	pthread_mutex_lock(&lock);
 	int8_t mode = join_locked(n->ino, &backing);
 	pthread_mutex_unlock(&lock);
-	/* 0 when the source is the view's file: asked of every passthrough open */
-	int same = mode == PT_PASS ? source_is_view(node_vroot(n), v) : 0;
 	if (mode == PT_NONE) {
-		int32_t made = backing_open(node_vroot(n), v);
-		same = made > 0 ? 0 : made;
+		made = backing_open(node_vroot(n), v);
 		mode = first_open(n->ino, made, &backing);
 	}
 	p->mode = mode;
-	if (mode == PT_PASS && same < 0)
+	if (mode == PT_PASS && pass_check(n, v, made) < 0)
 		return refuse_join(n, p);
 	if (mode == PT_PASS) {
 		fi->keep_cache = 0;

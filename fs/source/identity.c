@@ -207,7 +207,9 @@ bool src_written_since(const pfelf_identity *id, const pfelf_identity *now)
 
 void src_attr_of(const struct stat *st, struct src_attr *a)
 {
-	*a = (struct src_attr){.mode = st->st_mode,
+	*a = (struct src_attr){.ctime_sec = st->st_ctim.tv_sec,
+	                       .ctime_nsec = (uint32_t)st->st_ctim.tv_nsec,
+	                       .mode = st->st_mode,
 	                       .uid = st->st_uid,
 	                       .gid = st->st_gid,
 	                       .nlink = (uint64_t)st->st_nlink};
@@ -221,7 +223,8 @@ enum src_change src_change_since(const pfelf_identity *id, const struct src_attr
 	if (now.size != id->size || now.mtime_sec != id->mtime_sec ||
 	    now.mtime_nsec != id->mtime_nsec)
 		return SRC_WRITTEN;
-	if (!src_written_since(id, &now))
+	if (st->st_ctim.tv_sec == attr->ctime_sec &&
+	    (uint32_t)st->st_ctim.tv_nsec == attr->ctime_nsec)
 		return SRC_SAME;
 	bool shows = st->st_mode != attr->mode || st->st_uid != attr->uid ||
 	             st->st_gid != attr->gid || (uint64_t)st->st_nlink != attr->nlink;
@@ -230,6 +233,8 @@ enum src_change src_change_since(const pfelf_identity *id, const struct src_attr
 
 int src_path_names(const struct node *n, const pfelf_identity *id)
 {
+	if (src_is_foreign(n))
+		return -EIO;
 	struct stat st;
 	int ret = same_file(src_lstat(n, &st), &st, id);
 	if (ret == -ESTALE || ret == -ENOENT || ret == -ENOTDIR || ret == -ELOOP)

@@ -411,6 +411,11 @@ void src_set_foreign_locate(src_foreign_locate_fn fn)
 	foreign_locate = fn;
 }
 
+bool src_is_foreign(const struct node *n)
+{
+	return n->parent && !node_is_source(n->parent);
+}
+
 /* src_locate without looking at the entry itself. */
 static int locate(const struct node *n, struct srcloc *loc)
 {
@@ -420,7 +425,7 @@ static int locate(const struct node *n, struct srcloc *loc)
 		loc->name = elffs.single_name;
 		return elffs.single_name ? 0 : -EINVAL;
 	}
-	if (!node_is_source(n->parent))
+	if (src_is_foreign(n))
 		return foreign_locate ? foreign_locate(n, loc) : -ENOENT;
 	loc->name = n->name;
 	if (!n->parent->parent) {

@@ -38,6 +38,9 @@ int src_locate(const struct node *n, struct srcloc *loc);
 typedef int (*src_foreign_locate_fn)(const struct node *n, struct srcloc *loc);
 void src_set_foreign_locate(src_foreign_locate_fn fn);
 
+/* Whether source node n is such a node: no path of SOURCE leads to it. */
+bool src_is_foreign(const struct node *n);
+
 /* Close what src_locate opened. */
 void src_release(struct srcloc *loc);
 
@@ -126,9 +129,12 @@ int src_fd_stat(int fd, const pfelf_identity *id, struct stat *st);
  * of the file). For a parse, which must see one file all along. */
 bool src_written_since(const pfelf_identity *id, const pfelf_identity *now);
 
-/* What stat shows of a file besides its identity that moves its change
- * time when it changes: its mode, owner and link count. */
+/* What stat shows of a file besides its bytes (size, mtime) that moves its
+ * change time when it changes (its mode, owner and link count), with that
+ * change time. */
 struct src_attr {
+	int64_t ctime_sec;
+	uint32_t ctime_nsec;
 	uint32_t mode;
 	uint32_t uid;
 	uint32_t gid;
@@ -140,7 +146,7 @@ void src_attr_of(const struct stat *st, struct src_attr *a);
 
 /* What became of a file since it had identity id and attributes attr. */
 enum src_change {
-	SRC_SAME,    /* the identity it had */
+	SRC_SAME,    /* the bytes and the change time it had */
 	SRC_ATTR,    /* another change time and an attribute that shows (mode,
 	                owner, link count: a chmod, chown, link, unlink or a
 	                rename over it), its size and mtime as they were */
@@ -150,8 +156,9 @@ enum src_change {
 	SRC_WRITTEN, /* another size or mtime: rewritten, appended to, truncated */
 };
 
-/* What became of the file of identity id (attributes attr then), whose
- * stat is st now (the same dev and ino). */
+/* What became of the file of identity id (its bytes: size and mtime) since
+ * it had attributes attr (their change time included), whose stat is st
+ * now (the same dev and ino). */
 enum src_change src_change_since(const pfelf_identity *id, const struct src_attr *attr,
                                  const struct stat *st);
 
@@ -159,7 +166,9 @@ enum src_change src_change_since(const pfelf_identity *id, const struct src_attr
  * Whether the path of source node n names the file of identity id: 1; 0
  * when it names another file or none (a lookup on it gives ENOENT,
  * ENOTDIR, or ELOOP for a symlink or our own mount on the way); -errno
- * when it cannot be told.
+ * when it cannot be told. Never 0 for a node located elsewhere
+ * (src_is_foreign: a remote view's file in the debuginfod cache, whose
+ * locator answers ENOENT for a file it refused as for one gone): -EIO.
  */
 int src_path_names(const struct node *n, const pfelf_identity *id);
 

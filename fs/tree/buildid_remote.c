@@ -126,33 +126,47 @@ ssize_t bidrem_readlink(const struct node *n, char *buf, size_t size)
 	return ret == -ENAMETOOLONG ? -ERANGE : ret;
 }
 
-/* Whether entry e (or -errno) has its verified file still (or one that
- * passes the verification again): a lookup of it asks no server. */
-static bool entry_holds(int e)
+/* The device a lookup of the id of entry e goes into, from the table
+ * alone: the one of its cached file, which the lookup looks at again
+ * (dbgd_fetch), or the servers' when it is not a verified entry. */
+static uint64_t entry_dev(int e)
 {
-	struct stat st;
-	return e >= 0 && dbgd_entry_stat((uint32_t)e, &st) == 0;
+	uint64_t dev = e >= 0 ? dbgd_entry_dev((uint32_t)e) : 0;
+	return dev ? dev : DBGD_STALL_DEV;
 }
 
-/* Whether name in the prefix directory of byte b is neither in the local
- * index nor verified already. */
-static bool needs_fetch(unsigned b, const char *name)
+/* The device a lookup of "<hex>[.debug]" in .remote goes into (0: none,
+ * for a name that is no id). */
+static uint64_t view_dev(const char *name)
+{
+	uint8_t id[BID_MAX];
+	bool debug;
+	int len = parse_name(name, id, &debug);
+	return len < 0 ? 0 : entry_dev(dbgd_known(id, (unsigned)len, debug));
+}
+
+/* The same for name in the prefix directory of byte b: 0 for an id of the
+ * local index (or no id). */
+static uint64_t link_dev(unsigned b, const char *name)
 {
 	uint8_t id[BID_MAX];
 	bool debug;
 	char full[2 * BID_MAX + 8];
 	if (snprintf(full, sizeof(full), "%02x%s", b & 0xffu, name) >= (int)sizeof(full))
-		return false;
+		return 0;
 	int len = parse_name(full, id, &debug);
-	if (len < 0 || entry_holds(dbgd_known(id, (unsigned)len, debug)))
-		return false;
+	if (len < 0)
+		return 0;
+	int e = dbgd_known(id, (unsigned)len, debug);
+	if (e >= 0)
+		return entry_dev(e);
 	char *buf = malloc(PATH_MAX);
 	if (!buf)
-		return false;
+		return 0;
 	uint32_t slot, serial;
 	int ret = bidx_lookup(id, (unsigned)len, debug, buf, PATH_MAX, &slot, &serial);
 	free(buf);
-	return ret == -ENOENT;
+	return ret == -ENOENT ? DBGD_STALL_DEV : 0;
 }
 
 uint64_t bidrem_lookup_dev(fuse_ino_t parent, const char *name)
@@ -160,13 +174,13 @@ uint64_t bidrem_lookup_dev(fuse_ino_t parent, const char *name)
 	if (!dbgd_enabled())
 		return 0;
 	struct node *dir = node_get(parent);
-	bool fetch = false;
+	uint64_t dev = 0;
 	if (dir && bidrem_is_dir(dir))
-		fetch = !entry_holds(dbgd_entry_of_name(name));
+		dev = view_dev(name);
 	else if (dir && dir->kind == NK_BIDDIR)
-		fetch = needs_fetch((unsigned)dir->aux, name);
+		dev = link_dev((unsigned)dir->aux, name);
 	node_put(dir);
-	return fetch ? DBGD_STALL_DEV : 0;
+	return dev;
 }
 
 #define STAT(member)                                                                               \

@@ -43,8 +43,11 @@ ssize_t bidrem_readlink(const struct node *n, char *buf, size_t size);
 /* Whether dir is .remote (its listing is empty). */
 bool bidrem_is_dir(const struct node *dir);
 
-/* The stall queue's device for a lookup of name in parent: DBGD_STALL_DEV
- * when it may ask a server, else 0 (the caller's own rule applies). */
+/* The stall queue's device for a lookup of name in parent, from the table
+ * of entries alone (nothing is looked at: the lookup looks at the cached
+ * file, in the queue's job): the device of a verified entry's file,
+ * DBGD_STALL_DEV when it may ask a server, else 0 (the caller's own rule
+ * applies). */
 uint64_t bidrem_lookup_dev(fuse_ino_t parent, const char *name);
 
 /* user.elffs.debuginfod.* of the index directory: the value of name into

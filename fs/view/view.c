@@ -19,15 +19,49 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
 	*len = empty ? 0 : sh->size;
 }
 
-/* Whether a's root's path no longer names the file a was built from (the
- * verdict kept once it does not: see struct bview). */
-static bool unreached(struct bview *a)
+/* What became of a's file (stat st) since the state of it seen last
+ * (struct bview), whose count of moves goes into *moves: SRC_SAME,
+ * SRC_ATTR (st then made the seen state), SRC_CTIME or SRC_WRITTEN. Any
+ * other change time of a remote view's file is SRC_WRITTEN: the cache
+ * removes a file that fails its check. */
+static enum src_change since_seen(struct bview *a, const struct stat *st, uint64_t *moves)
 {
-	if (atomic_load_explicit(&a->unreached, memory_order_relaxed))
-		return true;
+	enum src_change c = src_change_since(&a->id, &a->attr, st); /* the parse's */
+	if (c == SRC_SAME || c == SRC_WRITTEN)
+		return c;
+	if (src_is_foreign(a->root))
+		return SRC_WRITTEN;
+	pthread_mutex_lock(&a->seen_lock);
+	c = src_change_since(&a->id, &a->seen, st);
+	if (c == SRC_ATTR) {
+		src_attr_of(st, &a->seen);
+		a->seen_moves++;
+	}
+	*moves = a->seen_moves;
+	pthread_mutex_unlock(&a->seen_lock);
+	return c;
+}
+
+/* Make st the state of a's file seen last, unless it moved since it was
+ * at count moves (another read's, of a later state). */
+static void seen_now(struct bview *a, const struct stat *st, uint64_t moves)
+{
+	pthread_mutex_lock(&a->seen_lock);
+	if (a->seen_moves == moves) {
+		src_attr_of(st, &a->seen);
+		a->seen_moves++;
+	}
+	pthread_mutex_unlock(&a->seen_lock);
+}
+
+/* Whether a's root's path no longer names the file a was built from,
+ * whose change time alone moved since the state seen last (at count
+ * moves): then its stat st becomes that state. */
+static bool unreached(struct bview *a, const struct stat *st, uint64_t moves)
+{
 	if (src_path_names(a->root, &a->id) != 0)
 		return false;
-	atomic_store_explicit(&a->unreached, true, memory_order_relaxed);
+	seen_now(a, st, moves);
 	return true;
 }
 
@@ -36,23 +70,26 @@ bool view_stale(struct bview *v, const struct stat *st, uint64_t end)
 	struct bview *a = view_outer(v); /* a member's: its archive's identity */
 	if (v->base + end > (uint64_t)st->st_size)
 		return true;
-	switch (src_change_since(&a->id, &a->attr, st)) {
-	case SRC_SAME:
-	case SRC_ATTR:
-		return false;
-	case SRC_CTIME:
-		return !unreached(a);
-	case SRC_WRITTEN:
-		break;
-	}
-	return true;
+	uint64_t moves = 0;
+	enum src_change c = since_seen(a, st, &moves);
+	return c == SRC_WRITTEN || (c == SRC_CTIME && !unreached(a, st, moves));
+}
+
+bool view_holds(struct bview *a, const struct stat *st)
+{
+	uint64_t moves;
+	enum src_change c = since_seen(a, st, &moves);
+	return c == SRC_SAME || c == SRC_ATTR;
 }
 
 bool view_changed(struct bview *v, uint64_t end)
 {
 	struct bview *a = view_outer(v);
 	struct stat st;
-	return src_stat_now(a->fh, a->root, &a->id, &st) == 0 && view_stale(v, &st, end);
+	if (src_stat_now(a->fh, a->root, &a->id, &st) == 0)
+		return view_stale(v, &st, end);
+	/* by path, one that names another file or none leaves a's file unseen */
+	return a->fh || src_path_names(a->root, &a->id) != 0;
 }
 
 void view_segment_range(const pfelf_phdr *ph, uint64_t *off, uint64_t *len)
@@ -205,11 +242,15 @@ struct bview *view_alias(struct vcore *c, uint64_t gen, struct node *root)
 	a->gen = gen;
 	a->parse = c->parse;
 	a->root = root;
+	pthread_mutex_init(&a->seen_lock, NULL);
+	a->seen = a->attr;
 	return a;
 }
 
 void view_free(struct bview *a)
 {
+	if (a)
+		pthread_mutex_destroy(&a->seen_lock);
 	free(a); /* the rest is its core's */
 }
 

@@ -11,7 +11,6 @@
 
 #include <pfelf.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,8 +43,8 @@ struct node;
 	uint32_t *comp; /* indexes of the compressed sections (entries.c) */                       \
 	uint32_t ncomp;                                                                            \
 	pfelf_identity id;     /* identity of the file the view was built from */                  \
-	struct src_attr attr;  /* its mode, owner and link count then (not in a member's view:     \
-	                          its outer's hold them, view_changed) */                          \
+	struct src_attr attr;  /* its mode, owner, link count and ctime then (not in a member's    \
+	                          view: its outer's hold them, view_changed) */                    \
 	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL */          \
 	struct arview *ar;     /* an archive's members and texts (arview.h), or NULL */            \
 	char *refused;         /* why pfelf refused the header, read raw (entries.c), or NULL */   \
@@ -108,8 +107,8 @@ struct vcore {
  * (core), with a copy of the core's parse (struct vparse, made once by
  * view_alias): the code given an alias (lookups, reads, listings,
  * attributes) reads v->nsec, v->secname, v->id, ... in the alias itself,
- * without a load of the core on every access; on x86-64 the copy is 288
- * of an alias's 376 bytes. What is built on first use and the budget are
+ * without a load of the core on every access; on x86-64 the copy is 296
+ * of an alias's 456 bytes. What is built on first use and the budget are
  * the core's only (view_core()): the compiler refuses them on an alias.
  */
 struct bview {
@@ -128,10 +127,16 @@ struct bview {
 	struct binary *owner;  /* binary whose current view this is, or NULL */
 	struct bview *sibling; /* the next alias of its core */
 	struct bview *grave;   /* the next alias in a graveyard once it goes (bincache.c) */
-	/* Set once a read found that root's path names another file than the
-	 * one of id, or none (view_changed): SOURCE reaches that file by it no
-	 * more, so the path is not looked at again. */
-	atomic_bool unreached;
+	/* The last state of its file (change time and attributes) that reads
+	 * found to keep the parse's bytes (view_stale): at first the parse's
+	 * (attr); one whose mode, owner or link count moved since the state
+	 * before; one whose change time alone moved while root's path named
+	 * another file or none (SOURCE reaches the file by that path no more:
+	 * the path is looked at again only once the change time moves again).
+	 * Under seen_lock, with seen_moves, how many times it moved. */
+	pthread_mutex_t seen_lock;
+	struct src_attr seen;
+	uint64_t seen_moves;
 };
 
 /* The open handle of a core: an ELF file's or an ar archive's. */
@@ -254,16 +259,31 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
  * moved with its mode, owner or link count (a chmod, chown, link, unlink,
  * a rename over it), or when the binary's path names another file or none
  * (a rename over it or of it, an unlink): SOURCE reaches the file by that
- * path no more, and the verdict is kept in v. A hard link elsewhere, or a
- * writer that holds the file open, can still write it unseen.
+ * path no more. Either state is kept in v as the one seen last, and a
+ * later change is told against it: a change time that moves again alone
+ * (a rewrite after a chmod, a rename back) goes to the path again. A hard
+ * link elsewhere, or a writer that holds the file open, can still write it
+ * unseen, as can a rewrite in the same breath as an attribute change (no
+ * read between them). A remote
+ * view's file (src_is_foreign: the debuginfod cache's, which removes a
+ * file that fails its check) is stale at any other change time.
  */
 bool view_stale(struct bview *v, const struct stat *st, uint64_t end);
 
 /*
+ * Whether the file of alias a (an outer one: view_outer), whose stat is st
+ * (the same dev and ino), holds a's bytes without a look at a's path: its
+ * bytes and change time as seen last, or an attribute change since (kept
+ * as the state seen last), as view_stale tells them.
+ */
+bool view_holds(struct bview *a, const struct stat *st);
+
+/*
  * The same for the file v was parsed from as it is now, found by its
  * handle (renamed, moved or unlinked since: the same file), by path only
- * where handles are refused (a path that leads to another file now: v's
- * own is unchanged, no check).
+ * where handles are refused (a path that leads to another file now, or to
+ * none: v's own is unchanged, no check). A file that cannot be looked at
+ * otherwise (by its handle, or a remote view's by its locator) has changed.
  */
 bool view_changed(struct bview *v, uint64_t end);
 

@@ -26,7 +26,8 @@ are not in SOURCE.
   that id; it is verified again, removed and fetched again, so build-id
   and elf give the id's own bytes (two requests); a change that leaves
   the bytes (only the ctime moves) passes the verification again and is
-  not fetched again.
+  not fetched again. A sections/.text of the view held open across the
+  rewrite reads EIO.
 - 30 ids no server has, looked up on 4 runs (two mounts over one cache):
   30 requests (libdebuginfod's negative cache answers the others).
 - The local index wins: an id SOURCE has is never asked of the servers.
@@ -34,6 +35,9 @@ are not in SOURCE.
   ids keep at most 3 requests in flight (the stall queue's share of 10
   workers); local lookups and reads answer while fetches stall; inflight
   shows them; a download over 4 MiB logs a progress line.
+- 12 ids verified in a cache whose files are on a second elffs mount,
+  that mount's daemon then stopped: 12 lookups of them wait in that
+  device's share of the workers, and a listing of the root answers.
 """
 
 import ctypes
@@ -43,6 +47,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import socket
 import socketserver
 import subprocess
@@ -57,6 +62,8 @@ from elffs_mount import Checker, Mount, MountError, require_fuse
 CLONE_NEWNET = 0x40000000
 TOOL_ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
 TIMEOUT_S = 2  # DEBUGINFOD_TIMEOUT for the fault cases
+STOPPED_IDS = 12  # lookups of ids cached on a stopped mount (libfuse: 10 workers)
+STOPPED_LIMIT = 8.0  # seconds an unrelated call may take meanwhile
 
 
 def enter_netns(ck):
@@ -473,6 +480,7 @@ def check_faults(ck, work, srcdir):
         check_absent_ids(ck, work, srcdir, fs)
         check_local_wins(ck, work, srcdir, fs)
         check_concurrency(ck, work, srcdir, fs, good_bid, ids)
+        check_stopped_cache(ck, work, srcdir, fs)
         check_progress(ck, work, srcdir, fs)
     finally:
         fs.close()
@@ -493,7 +501,10 @@ def check_cache_change(ck, work, srcdir, fs):
     """A verified executable of id X, rewritten in the cache with the bytes
     of Y (another build of prog.c: the same size), is verified again before
     it is shown: it fails, is removed and fetched again (elffs(1), ACROSS
-    MACHINES), so .remote/X/build-id names X and elf is X's bytes."""
+    MACHINES), so .remote/X/build-id names X and elf is X's bytes. A
+    sections/.text of X's view opened before the rewrite reads EIO (the
+    file of a remote view is reached by no path of SOURCE: a change of its
+    ctime alone is never taken for a rename)."""
     fsrv = os.path.join(work, "faulty")
     x, _, xid = build(fsrv, "cx", bid="c0" * 20)
     y, _, yid = build(fsrv, "cy", bid="c1" * 20)
@@ -512,7 +523,12 @@ def check_cache_change(ck, work, srcdir, fs):
         rewrite_kept_times(cached, read(x))
         ck.ok(read(os.path.join(view, "elf")) == read(x), "X after a ctime change")
         ck.eq(fs.count(xid), 1, "a file that passes the verification again is not fetched")
+        # a reader of the view, opened before the rewrite (no byte read yet)
+        held = os.open(os.path.join(view, "sections", ".text"), os.O_RDONLY)
         rewrite_kept_times(cached, read(y))
+        got = errno_of(os.pread, held, 1 << 20, 0)
+        os.close(held)
+        ck.eq(errno.errorcode.get(got, got), "EIO", "a held sections/.text after the rewrite")
         bid = read(os.path.join(view, "build-id")).decode(errors="replace")
         ck.ok(yid not in bid and xid in bid, f"X's build-id after the rewrite: {bid!r}")
         ck.ok(read(os.path.join(view, "elf")) == read(x), "X's elf after the rewrite")
@@ -524,6 +540,18 @@ def check_cache_change(ck, work, srcdir, fs):
           f"a log line for the rewritten file: {out[-500:]}")
     print(f"a cached file rewritten with another build's bytes: fetched again "
           f"({fs.count(xid)} requests)")
+    # within the cache timeout no lookup looks at the cache: the read alone
+    # sees the rewrite, by the file's ctime
+    fresh_cache(work, "changed-held")
+    with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()},timeout=600"]) as m:
+        view = os.path.join(m.path, ".build-id", ".remote", xid)
+        held = os.open(os.path.join(view, "sections", ".text"), os.O_RDONLY)
+        cached = os.path.join(os.environ["DEBUGINFOD_CACHE_PATH"], xid, "executable")
+        rewrite_kept_times(cached, read(y))
+        got = errno_of(os.pread, held, 1 << 20, 0)
+        os.close(held)
+        ck.eq(errno.errorcode.get(got, got), "EIO", "a held sections/.text after the rewrite "
+              "(timeout=600)")
 
 
 def check_absent_ids(ck, work, srcdir, fs):
@@ -604,6 +632,84 @@ def check_concurrency(ck, work, srcdir, fs, good_bid, ids):
         print(f"8 stalled ids: at most {fs.max_inflight} requests at once, local reads answered "
               f"with {still} still waiting")
         ck.ok(m.alive(), "daemon alive after the stalls")
+
+
+def with_build_id(data, old, new):
+    """The bytes of an ELF file data with its build id old (hex) made new."""
+    o, n = bytes.fromhex(old), bytes.fromhex(new)
+    assert data.count(o) == 1 and len(o) == len(n)
+    return data.replace(o, n)
+
+
+def check_stopped_cache(ck, work, srcdir, fs):
+    """Verified ids whose cached files are on a file system that stops
+    answering: lookups of them (which look at the cached file again) take
+    the workers of that device's share only, and the mount answers
+    meanwhile. The cache holds 12 executables as links <id> ->
+    NESTED/z<i>/sections, where NESTED is a second elffs mount (-o
+    timeout=0: every lookup reaches its daemon) and z<i> an ELF file whose
+    section `executable` is the executable of id <i>: libdebuginfod finds
+    each in its cache (no request), the daemon verifies it there. Then the
+    nested daemon is stopped (SIGSTOP), 12 lookups of the ids start, and
+    a listing of the mount's root must answer within STOPPED_LIMIT s."""
+    fsrv = os.path.join(work, "faulty")
+    x, _, xid = build(fsrv, "sc", bid="d0" * 20)
+    data = read(x)
+    nested_src = os.path.join(work, "stopped-src")
+    os.mkdir(nested_src)
+    ids = ["%02x" % (0xd1 + i) * 20 for i in range(STOPPED_IDS)]
+    for i, bid in enumerate(ids):
+        exe = os.path.join(fsrv, f"sc{i}")
+        with open(exe, "wb") as f:
+            f.write(with_build_id(data, xid, bid))
+        subprocess.run(["objcopy", "--add-section", f"executable={exe}", x,
+                        os.path.join(nested_src, f"z{i}")], check=True)
+    cache = fresh_cache(work, "stopped")
+    os.mkdir(cache)
+    with Mount(ck, nested_src, ["-o", "timeout=0"]) as nested:
+        for i, bid in enumerate(ids):
+            os.symlink(os.path.join(nested.path, f"z{i}", "sections"), os.path.join(cache, bid))
+        stopped = False
+        try:
+            with Mount(ck, srcdir, ["-o", f"debuginfod={fs.url()},timeout=0"]) as m:
+                remote = os.path.join(m.path, ".build-id", ".remote")
+                got = [errno_of(os.stat, os.path.join(remote, bid)) for bid in ids]
+                x = xattrs(m.path)
+                if not ck.ok(got == [0] * len(ids) and x["hits"] == len(ids),
+                             f"ids verified on the nested mount: {got}, xattrs {x}"):
+                    return
+                os.kill(nested.proc.pid, signal.SIGSTOP)
+                stopped = True
+                errs = []
+                ts = [threading.Thread(target=lambda p: errs.append(errno_of(os.stat, p)),
+                                       args=(os.path.join(remote, bid),), daemon=True)
+                      for bid in ids]
+                for t in ts:
+                    t.start()
+                time.sleep(1)  # time for the lookups to reach the stopped mount
+                listed = []
+                lister = threading.Thread(target=lambda: listed.append(os.listdir(m.path)),
+                                          daemon=True)
+                t0 = time.monotonic()
+                lister.start()
+                lister.join(STOPPED_LIMIT)
+                took = time.monotonic() - t0
+                still = sum(t.is_alive() for t in ts)
+                os.kill(nested.proc.pid, signal.SIGCONT)
+                stopped = False
+                lister.join(60)
+                for t in ts:
+                    t.join(60)
+                ck.ok(took < STOPPED_LIMIT and listed,
+                      f"a listing of the root with the cache's mount stopped: {took:.1f} s")
+                ck.ok(still > 0, f"lookups of the ids waited on the stopped mount ({still})")
+                ck.eq(errs, [0] * len(ids), "lookups of the ids once it goes on")
+                ck.ok(m.alive(), "daemon alive after the stopped cache")
+                print(f"cache on a stopped mount: the root listed in {took:.2f} s with {still} "
+                      f"lookups waiting")
+        finally:
+            if stopped:
+                os.kill(nested.proc.pid, signal.SIGCONT)
 
 
 def check_progress(ck, work, srcdir, fs):

@@ -10,7 +10,13 @@ reads EIO: a rewrite in place with the times put back (cp -p, rsync
 --inplace) and a chmod to the mode the file had, which stat cannot tell
 apart. dpkg's own sequence too, step by step: a backup link, the new file
 renamed over the old one (whose link count is then what it was: only its
-path tells), the backup removed.
+path tells), the backup removed. What a read found to keep the old bytes
+holds only while the change time stays: renamed away (the old bytes), then
+back and rewritten in place with the times put back (EIO); a chmod (the
+old bytes), then a rewrite in place with the times put back (EIO);
+renamed away, linked back, the other name removed (the old bytes each
+time: the link count moved from what the read before saw), then
+rewritten (EIO).
 
 Each case in both backends (mmap, -o nommap) for three kinds of file: a
 section file (opened before the change, read with O_DIRECT so that every
@@ -150,6 +156,32 @@ CHANGES = [
 ]
 
 
+def rename_back(path, new):
+    os.rename(path + ".moved", path)
+    rewrite_times_back(path, new)
+
+
+def link_back(path, new):
+    os.link(path + ".moved", path)
+
+
+# Changes in steps, a read after each: (what, [(step, old bytes), ...]).
+# What a read found to keep the old bytes (a path that names none, an
+# attribute moved) holds until the change time moves again: a later
+# change is told against the state then. Not for decompressed/: its first
+# read keeps what it decompressed (the old bytes, checked then), and the
+# later ones read that.
+SEQUENCES = [
+    ("renamed away; back, rewritten in place, times put back",
+     [(lambda path, new: os.rename(path, path + ".moved"), True), (rename_back, False)]),
+    ("chmod to another mode; rewritten in place, times put back",
+     [(lambda path, new: os.chmod(path, 0o600), True), (rewrite_times_back, False)]),
+    ("renamed away; linked back; the other name removed; rewritten in place, times put back",
+     [(lambda path, new: os.rename(path, path + ".moved"), True), (link_back, True),
+      (lambda path, new: os.unlink(path + ".moved"), True), (rewrite_times_back, False)]),
+]
+
+
 class Held:
     """A reader of file rel of the view of source name, set up before the
     change: a section file open (its bytes read once), or decompressed/
@@ -208,7 +240,7 @@ def dpkg_steps(ck, src, mnt, name, kind, new, mode):
 
 def case_names(kind):
     prefix = KINDS[kind][0]
-    return [f"{prefix}{i}" for i in range(len(CHANGES) + 1)]
+    return [f"{prefix}{i}" for i in range(len(CHANGES) + len(SEQUENCES) + 1)]
 
 
 def populate(src, inputs):
@@ -275,6 +307,16 @@ def run_cases(ck, src, inputs, args):
                 try:
                     change(os.path.join(src, name), v2)
                     check_read(ck, held, old, f"{mode} {kind}: {what}")
+                finally:
+                    held.close()
+            for name, (what, steps) in zip(names[len(CHANGES):], SEQUENCES):
+                if kind == "decompressed":
+                    continue
+                held = Held(m.path, name, kind, "ref-" + kind)
+                try:
+                    for i, (step, old) in enumerate(steps):
+                        step(os.path.join(src, name), v2)
+                        check_read(ck, held, old, f"{mode} {kind}: {what}: step {i + 1}")
                 finally:
                     held.close()
             dpkg_steps(ck, src, m.path, names[-1], kind, v2, mode)
