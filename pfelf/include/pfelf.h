@@ -887,8 +887,7 @@ PFELF_API int pfelf_go_version(pfelf_file *f, char *buf, size_t buflen);
  * not parse (a module line of other than 2 or 3 fields, a replacement
  * without a module, a bad build line) makes the whole text -EINVAL, as it
  * makes `go version -m` print nothing. Build keys and values are quoted as
- * Go's strconv.Quote does (see docs/architecture.md for the one
- * approximation: which non-ASCII characters count as printable).
+ * Go 1.19's strconv.Quote does (printable runes of Unicode 13.0 kept).
  * *text (NUL-ended, *len bytes before the NUL) is owned by the handle and
  * lives until pfelf_close(). Returns 0; -ENOENT (no build info, or an empty
  * version), -EINVAL, -EIO, -ENOMEM.
@@ -946,10 +945,11 @@ typedef struct pfelf_go_table {
 /**
  * Find and check the pclntab of f, on first use: the .gopclntab section,
  * .data.rel.ro.gopclntab, the symbols runtime.pclntab and runtime.epclntab
- * of .symtab, else the first header that checks out (magic, zero pad,
- * quantum 1, 2 or 4, the pointer size of f's class, offsets inside the
- * table, its function table inside too) at a 4-byte boundary of a read-only
- * PT_LOAD, then, in an ET_DYN file, of its PT_GNU_RELRO bytes. Then the text
+ * of .symtab, else, in a file pfelf_is_go() takes for a Go binary, the
+ * first header that checks out (magic, zero pad, quantum 1, 2 or 4, the
+ * pointer size of f's class, offsets inside the table, its function table
+ * inside too) at a 4-byte boundary of a read-only PT_LOAD, then, in an
+ * ET_DYN file, of its PT_GNU_RELRO bytes. Then the text
  * start (enum pfelf_go_text, in that order) and the function table: entries
  * that never decrease, each function's record inside the table, every
  * entry and the last end inside one PT_LOAD's file bytes (so that what is
@@ -963,9 +963,10 @@ typedef struct pfelf_go_table {
 PFELF_API int pfelf_go_table_get(pfelf_file *f, pfelf_go_table *out);
 
 /**
- * The file range of the pclntab (pfelf_go_table.offset and .size) without
- * checking more than the header: -ENOENT when not found, -EINVAL when the
- * section has no bytes in the file. Errors of pfelf_section_count, -EIO.
+ * The file range of the pclntab as pfelf_go_table_get() finds it
+ * (pfelf_go_table.offset and .size), checking no more than a scan does:
+ * -ENOENT when not found, -EINVAL when its section has no bytes in the
+ * file. Errors of pfelf_section_count, -EIO, -ENOMEM.
  */
 PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size);
 
