@@ -862,6 +862,25 @@ PFELF_API int pfelf_debugaltlink(pfelf_file *f, const char **name, const uint8_t
 PFELF_API int pfelf_file_crc32(pfelf_file *f, uint32_t *crc);
 
 /* ------------------------------------------------------------------- Go */
+/*
+ * Go's own tables. The build info (what `go version -m` prints) and the
+ * pclntab, the table of every function's entry, end, name, source file and
+ * line that the Go runtime keeps even in stripped binaries, in each format
+ * Go has written: Go 1.2 (magic 0xfffffffb), 1.16 (0xfffffffa), 1.18
+ * (0xfffffff0) and 1.20 and later (0xfffffff1, read as 1.18), either byte
+ * order, pointers of 4 or 8 bytes, ELF32 and ELF64.
+ *
+ * The pclntab is never copied whole: on first use its header is checked and
+ * its function table decoded (12 bytes per function: entry and the offset
+ * of the function's record), then the records, names, file names and
+ * pc-value tables are read a few KiB at a time through a reader
+ * (pfelf_go_reader) when they are asked for. Names and file names are given
+ * as the file range they occupy and as a NUL-ended copy in the reader's
+ * memory. Every offset, count and varint is checked: a table that does not
+ * hold together is -EINVAL, never a crash, a hang or an unbounded
+ * allocation. What is read follows Go's debug/gosym (Go 1.19's
+ * pclntab.go), so that names, files and lines are the ones it gives.
+ */
 
 /**
  * 1 when f is a Go binary (a .go.buildinfo section, a "Go" build id note,
@@ -877,12 +896,242 @@ PFELF_API int pfelf_is_go(pfelf_file *f);
  */
 PFELF_API int pfelf_go_version(pfelf_file *f, char *buf, size_t buflen);
 /**
- * The file range of .gopclntab: the section when there is one, else the
- * first header (magics of Go 1.2 to 1.20+, validated) found by scanning
- * the first read-only PT_LOAD, whose size is then the rest of that
- * segment's file bytes (an upper bound). -ENOENT when not found.
+ * The build info as `go version -m FILE` (Go 1.19) prints it, without the
+ * leading "FILE: ": the Go version line, then one line per field of the
+ * module information, each after a tab ("\tpath\t...", "\tmod\t...",
+ * "\tdep\t...", "\t=>\t...", "\tbuild\tKEY=VALUE"), every line ended by
+ * "\n". Both encodings: pointers to Go strings (before Go 1.18) and inline
+ * strings (1.18 and later). Module information that the go command does
+ * not parse (a module line of other than 2 or 3 fields, a replacement
+ * without a module, a bad build line) makes the whole text -EINVAL, as it
+ * makes `go version -m` print nothing. Build keys and values are quoted as
+ * Go 1.19's strconv.Quote does (printable runes of Unicode 13.0 kept).
+ * *text (NUL-ended, *len bytes before the NUL) is owned by the handle and
+ * lives until pfelf_close(). Returns 0; -ENOENT (no build info, or an empty
+ * version), -EINVAL, -EIO, -ENOMEM.
+ */
+PFELF_API int pfelf_go_buildinfo(pfelf_file *f, const char **text, size_t *len);
+
+/** Where the pclntab was found (pfelf_go_table.where), in the order tried. */
+enum pfelf_go_where {
+	PFELF_GO_SECTION = 1,       /* the .gopclntab section */
+	PFELF_GO_RELRO_SECTION = 2, /* .data.rel.ro.gopclntab (internally linked PIE) */
+	PFELF_GO_SYMBOLS = 3,       /* runtime.pclntab to runtime.epclntab of .symtab */
+	PFELF_GO_SCAN = 4,          /* a header that checks out, in a read-only PT_LOAD */
+	PFELF_GO_SCAN_RELRO = 5,    /* one in the PT_GNU_RELRO bytes of an ET_DYN file */
+};
+
+/** Where the text start of a Go 1.18+ table came from (pfelf_go_table.text_from). */
+enum pfelf_go_text {
+	PFELF_GO_TEXT_ABSOLUTE = 0,     /* Go 1.2 and 1.16: entries are addresses, text is 0 */
+	PFELF_GO_TEXT_HEADER = 1,       /* the header's textStart */
+	PFELF_GO_TEXT_HEADER_RELOC = 2, /* textStart 0 in the file: the addend of the
+	                                   relative relocation (SHT_RELA) at it */
+	PFELF_GO_TEXT_MODULE = 3,       /* the module data's text field (Go 1.26: textStart is
+	                                   0), module data from the .go.module section, else
+	                                   the runtime.firstmoduledata symbol */
+	PFELF_GO_TEXT_MODULE_RELOC = 4, /* that field 0 in the file: its relocation's addend */
+	PFELF_GO_TEXT_SYMBOL = 5,       /* the runtime.text symbol of .symtab */
+};
+
+/* pfelf_go_table.version: the format of the pclntab. */
+#define PFELF_GO_V12  102 /* magic 0xfffffffb: Go 1.2 to 1.15 */
+#define PFELF_GO_V116 116 /* magic 0xfffffffa: Go 1.16, 1.17 */
+#define PFELF_GO_V118 118 /* magic 0xfffffff0: Go 1.18, 1.19 */
+#define PFELF_GO_V120 120 /* magic 0xfffffff1: Go 1.20 and later (1.18's tables) */
+
+/** The pclntab of a Go binary, as pfelf_go_table_get() describes it. */
+typedef struct pfelf_go_table {
+	uint32_t magic;      /* 0xfffffffb, 0xfffffffa, 0xfffffff0 or 0xfffffff1 */
+	uint16_t version;    /* PFELF_GO_V12 ... PFELF_GO_V120 */
+	uint8_t quantum;     /* the header's instruction size: pc deltas count in it */
+	uint8_t ptrsize;     /* the header's pointer size, 4 or 8 */
+	bool big_endian;     /* byte order of the table (that of its magic) */
+	uint32_t nfunc;      /* functions */
+	uint32_t nfiles;     /* the header's file count (Go 1.2: entries of the file table) */
+	uint64_t offset;     /* file offset of the header */
+	uint64_t size;       /* bytes from there that the table may use: the section's
+	                        or the symbols' size, else the rest of the segment scanned */
+	uint64_t vaddr;      /* its virtual address; 0 when no PT_LOAD maps it */
+	uint8_t where;       /* enum pfelf_go_where */
+	uint8_t text_from;   /* enum pfelf_go_text */
+	uint64_t text;       /* what Go 1.18+ entries are offsets from; 0 for older tables */
+	uint64_t min_pc;     /* entry of the first function */
+	uint64_t max_pc;     /* end of the last one (the function table's last entry) */
+} pfelf_go_table;
+
+/**
+ * Find and check the pclntab of f, on first use: the .gopclntab section,
+ * .data.rel.ro.gopclntab, the symbols runtime.pclntab and runtime.epclntab
+ * of .symtab, else, in a file pfelf_is_go() takes for a Go binary, the
+ * first header that checks out (magic, zero pad, quantum 1, 2 or 4, the
+ * pointer size of f's class, offsets inside the table, its function table
+ * inside too) at a 4-byte boundary of a read-only PT_LOAD, then, in an
+ * ET_DYN file, of its PT_GNU_RELRO bytes. Then the text
+ * start (enum pfelf_go_text, in that order) and the function table: entries
+ * that never decrease, each function's record inside the table, every
+ * entry and the last end inside one PT_LOAD's file bytes (so that what is
+ * decoded per function is bounded by the file). Fills *out (the caller's
+ * memory). Returns 0; -ENOENT (no pclntab); -EINVAL (malformed: a bad
+ * header, offsets out of order or outside, a function count past the
+ * table, overlapping functions, a text start that cannot be found); -EIO;
+ * -ENOMEM. A function table of n functions costs 12 * (n + 1) bytes,
+ * kept until pfelf_close() (pfelf_cost_go).
+ */
+PFELF_API int pfelf_go_table_get(pfelf_file *f, pfelf_go_table *out);
+
+/**
+ * The file range of the pclntab as pfelf_go_table_get() finds it
+ * (pfelf_go_table.offset and .size), checking no more than a scan does:
+ * -ENOENT when not found, -EINVAL when its section has no bytes in the
+ * file. Errors of pfelf_section_count, -EIO, -ENOMEM.
  */
 PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size);
+
+/** Longest function or file name a reader gives (bytes, NUL excluded). */
+#define PFELF_GO_NAME_MAX (64u << 10)
+
+/**
+ * A reader of one pclntab: windows of a few KiB over the parts of the table
+ * (records, names, pc-value tables, file tables) and the copies of the last
+ * name and file name it gave. Opaque. One thread uses a reader at a time;
+ * any number of readers of one handle may work at once. It holds f, which
+ * must stay open until pfelf_go_reader_close(). About 26 KiB, plus the
+ * longest name and file name it has given.
+ */
+typedef struct pfelf_go_reader pfelf_go_reader;
+
+/**
+ * A new reader of f's pclntab (loading it as pfelf_go_table_get does).
+ * Returns 0; the errors of pfelf_go_table_get; -ENOMEM.
+ */
+PFELF_API int pfelf_go_reader_open(pfelf_file *f, pfelf_go_reader **out);
+/** Free a reader; NULL is fine. What it gave points nowhere after. */
+PFELF_API void pfelf_go_reader_close(pfelf_go_reader *r);
+
+/** A name in the pclntab: where it is in the file, and a copy. */
+typedef struct pfelf_go_name {
+	const char *str; /* NUL-ended copy in the reader's memory: valid until the next
+	                    call that fills a name of that kind (function or file) on the
+	                    same reader; "" when there is none */
+	uint32_t len;    /* bytes before the NUL */
+	uint64_t offset; /* file offset of its first byte; 0 when there is none */
+} pfelf_go_name;
+
+/** One function of the pclntab. */
+typedef struct pfelf_go_func {
+	uint32_t index;     /* in entry order, from 0 */
+	uint64_t entry;     /* its entry in the function table */
+	uint64_t end;       /* the next entry (the table's last for the last function) */
+	pfelf_go_name name; /* the function's name */
+	uint32_t cu_offset; /* the first entry of its compile unit's file list (the
+	                       record's cuOffset; 0 for Go 1.2; UINT32_MAX for none) */
+} pfelf_go_func;
+
+/** A source position: a file and a line, as debug/gosym's PCToLine gives them. */
+typedef struct pfelf_go_pos {
+	pfelf_go_name file; /* the file name ("" when there is none) */
+	int32_t fileno;     /* the pc-file table's value: the file's number in its compile
+	                       unit (Go 1.2: in the file table); -1 when none */
+	int32_t line;       /* the pc-line table's value; -1 when none */
+} pfelf_go_pos;
+
+/**
+ * Function index (in entry order) into *fn, and, when pos is not NULL, the
+ * position of its entry (debug/gosym's PCToLine(entry)). The name is read
+ * through the reader. Returns 0; -ENOENT (index >= nfunc); -EINVAL (a
+ * name that runs past its table or past PFELF_GO_NAME_MAX, a record
+ * outside the table, a pc-value table that stalls: more than 256 steps
+ * that do not advance the pc, or a varint over 5 bytes); -EIO.
+ * A pc-value or file table that points outside the table gives -1 and ""
+ * (as debug/gosym, which recovers from the same).
+ */
+PFELF_API int pfelf_go_func_get(pfelf_go_reader *r, uint32_t index, pfelf_go_func *fn,
+                                pfelf_go_pos *pos);
+
+/**
+ * The function whose [entry, end) holds pc (a binary search of the function
+ * table) into *fn, and the file and line of pc into *pos (may be NULL).
+ * No allocation. Returns 0; -ENOENT (no function holds pc); the errors of
+ * pfelf_go_func_get.
+ */
+PFELF_API int pfelf_go_pc_lookup(pfelf_go_reader *r, uint64_t pc, pfelf_go_func *fn,
+                                 pfelf_go_pos *pos);
+
+/** One row of a function's line table: the pcs [start, end) at one position. */
+typedef struct pfelf_go_line {
+	uint64_t start;
+	uint64_t end;
+	int32_t fileno; /* as pfelf_go_pos.fileno; name it with pfelf_go_file() */
+	int32_t line;   /* as pfelf_go_pos.line */
+} pfelf_go_line;
+
+/**
+ * Start the rows of function index on r (the function into *fn, may be
+ * NULL): its pc-file and pc-line tables read together. One function's rows
+ * at a time per reader; the other calls on r do not disturb them.
+ * Returns 0; the errors of pfelf_go_func_get.
+ */
+PFELF_API int pfelf_go_lines_begin(pfelf_go_reader *r, uint32_t index, pfelf_go_func *fn);
+/**
+ * The next row into *row: the rows cover [entry, end) of the function in
+ * order, without gaps or empty rows, each the longest run of pcs with one
+ * (fileno, line); at every pc of a row debug/gosym's PCToLine gives that
+ * file and line (-1 after a table's end). Returns 1; 0 after the last row
+ * (or before any begin); -EINVAL, -EIO as pfelf_go_func_get.
+ */
+PFELF_API int pfelf_go_lines_next(pfelf_go_reader *r, pfelf_go_line *row);
+
+/**
+ * The name of file number fileno of the compile unit whose file list starts
+ * at cu_offset (pfelf_go_func.cu_offset, pfelf_go_cu.offset), as
+ * debug/gosym names it: "" (and 0) for a negative number (Go 1.2: below
+ * 1), a list entry or name outside the table, or a file the linker left
+ * out. Returns 0; -EINVAL (a name past PFELF_GO_NAME_MAX); -EIO.
+ */
+PFELF_API int pfelf_go_file(pfelf_go_reader *r, uint32_t cu_offset, int32_t fileno,
+                            pfelf_go_name *out);
+
+/** A compile unit: a run of the file table (Go 1.16+) that functions share. */
+typedef struct pfelf_go_cu {
+	uint32_t index;  /* in the order of the file table, from 0 */
+	uint32_t offset; /* its first entry (the cuOffset of its functions) */
+	uint32_t nfiles; /* entries up to the next compile unit or the table's end */
+} pfelf_go_cu;
+
+/**
+ * Number of compile units: the distinct cuOffset values of the functions
+ * (each record read once, on first use: 4 bytes per unit kept until
+ * pfelf_close()). A Go 1.2 table has one, the whole file table (file
+ * numbers are its indexes; entry 0 is no file). Errors of
+ * pfelf_go_table_get, -EINVAL (a cuOffset past the file table), -EIO,
+ * -ENOMEM.
+ */
+PFELF_API int pfelf_go_cu_count(pfelf_file *f);
+/** Compile unit index into *out; -ENOENT past the end; errors of pfelf_go_cu_count. */
+PFELF_API int pfelf_go_cu_get(pfelf_file *f, uint32_t index, pfelf_go_cu *out);
+/**
+ * The index of the compile unit that starts at cu_offset (binary search);
+ * -ENOENT for UINT32_MAX or an offset no unit starts at; errors of
+ * pfelf_go_cu_count.
+ */
+PFELF_API int pfelf_go_cu_find(pfelf_file *f, uint32_t cu_offset);
+
+/** What pfelf_cost_go() finds: bytes of one allocation each. */
+typedef struct pfelf_go_cost {
+	uint64_t functions; /* the decoded function table: 12 * (nfunc + 1) */
+	uint64_t units;     /* the compile units, bounded before they are loaded: 4 * nfunc */
+	uint64_t buildinfo; /* the text of pfelf_go_buildinfo and its NUL (0 when none) */
+	uint64_t reader;    /* one reader, less the names it copies (each at most
+	                       PFELF_GO_NAME_MAX + 1) */
+} pfelf_go_cost;
+
+/**
+ * What pfelf keeps for f's Go tables (loading the table and the build info
+ * when not done yet; *out is zero for a file without them). Returns 0, or
+ * -EINVAL for a NULL argument.
+ */
+PFELF_API int pfelf_cost_go(pfelf_file *f, pfelf_go_cost *out);
 
 /* ---------------------------------------------------- compressed sections */
 
