@@ -3,6 +3,7 @@
 #include "content/info.h"
 #include "content/symview.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,12 @@ static bool has_view(const struct bview *v)
 static bool has_compressed(const struct bview *v)
 {
 	return v && v->ncomp;
+}
+
+/* MiniDebugInfo, followed once: not inside itself (nor an archive's member). */
+static bool has_debugdata(const struct bview *v)
+{
+	return v && v->ddata && !v->outer;
 }
 
 /* ------------------------------------------------------------ node shapes */
@@ -76,6 +83,15 @@ static int buildid_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 static int decdir_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 {
 	*size = v->ncomp;
+	*aux = 0;
+	return 0;
+}
+
+/* gnu_debugdata/: as a binary's directory (its size: the most rows). */
+static int debugdata_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	(void)v;
+	*size = entries_n;
 	*aux = 0;
 	return 0;
 }
@@ -272,6 +288,13 @@ const struct bin_entry entries[] = {
          .bytes = EB_TEXT,
          .present = has_view,
          .text = TEXT_RELOCS},
+        {.name = "gnu_debugdata",
+         .usage = "gnu_debugdata/         the view of the ELF file inside .gnu_debugdata "
+                  "(MiniDebugInfo)",
+         .kind = NK_DDATA,
+         .bytes = EB_VIEW,
+         .present = has_debugdata,
+         .shape = debugdata_shape},
 };
 
 const size_t entries_n = sizeof(entries) / sizeof(entries[0]);
@@ -340,9 +363,21 @@ static int compressed(struct vcore *v)
 	return 0;
 }
 
+/* The .gnu_debugdata section with bytes (gnu_debugdata/; its stream is
+ * read at the first lookup inside). */
+static void debugdata(struct vcore *v)
+{
+	const pfelf_shdr *sh;
+	if (pfelf_section_by_name(v->f, PFELF_GNU_DEBUGDATA, &sh) == 0 && sh->type != SHT_NOBITS &&
+	    sh->size > 0 && !(sh->status & PFELF_ST_OUT_OF_FILE))
+		v->ddata = sh->index;
+}
+
 int entries_build(struct vcore *v)
 {
 	int ret = build_id(v);
+	if (ret == 0)
+		debugdata(v);
 	return ret < 0 ? ret : compressed(v);
 }
 

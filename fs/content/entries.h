@@ -1,6 +1,7 @@
 /*
  * The entries of a binary's directory, in one table (entries.c): info,
- * header, sections/, segments/, symbols, symbol/, build-id, decompressed/.
+ * header, sections/, segments/, symbols, symbol/, build-id, decompressed/,
+ * relocations, gnu_debugdata/.
  * A row says what the entry is called, the kind of its node, whether it is
  * a file or a directory, when a binary has it, how its node is made (size
  * and aux, nodes.h) and where its bytes come from; a directory's row also
@@ -32,6 +33,8 @@ enum entry_bytes {
 	EB_COPY,    /* a short text the view keeps, copied at open */
 	EB_DECOMP,  /* a compressed section's bytes, decompressed at open (dcache.h) */
 	EB_LINK,    /* none: a symlink (a thin archive's member) */
+	EB_VIEW,    /* none: a directory that is a view of its own, with the rows
+	               of a binary (gnu_debugdata/: cache/debugdata.h) */
 };
 
 struct infotail;
@@ -108,7 +111,7 @@ const struct bin_entry *entry_of_kind(enum node_kind k);
 const struct bin_entry *entry_holding(enum node_kind k);
 
 /* Where the bytes of a file node of kind k come from (EB_DIR for
- * directories and source nodes). */
+ * directories and source nodes, EB_VIEW for those that show a view). */
 enum entry_bytes entry_bytes_of(enum node_kind k);
 
 /* Size and aux of the node of entry e of binary node bin in its view v
@@ -118,8 +121,8 @@ int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, ui
                 uint64_t *aux);
 
 /* What a parse gives the entries (core_build, cache/core.h): the build-id
- * text, the list of compressed sections; 0 or -ENOMEM (a missing or bad
- * note is no error). */
+ * text, the list of compressed sections, the .gnu_debugdata section; 0 or
+ * -ENOMEM (a missing or bad note is no error). */
 int entries_build(struct vcore *c);
 
 /* Free what entries_build made. */

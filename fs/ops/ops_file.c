@@ -330,7 +330,7 @@ static void reply_copy(fuse_req_t req, const char *src, size_t len)
 static void reply_text(fuse_req_t req, struct ofile *of, uint64_t off, size_t len)
 {
 	struct bview *v = of->view;
-	bool pin = !of->pinned;
+	bool pin = !of->pinned && !v->inner; /* an inner file's handle is its memory */
 	size_t head = off < of->textsize
 	                      ? (size_t)(of->textsize - off < len ? of->textsize - off : len)
 	                      : 0;
@@ -397,7 +397,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 	 * release can free it before the reply returns. */
 	struct bview *v = of->view;
 	uint64_t pos = of->off + (uint64_t)off;
-	if (of->pinned) {
+	if (of->pinned || v->inner) { /* inner: memory its view keeps, no pin needed */
 		count_served(of, len);
 		reply_range(req, v, pos, len);
 		return;

@@ -152,6 +152,22 @@ PFELF_API ssize_t pfelf_section_decompress(pfelf_file *f, uint32_t index, void *
 	return ret < 0 ? ret : (ssize_t)ch.size;
 }
 
+PFELF_API int pfelf_gnu_debugdata(pfelf_file *f, uint32_t *index, pfelf_chdr *out)
+{
+	const pfelf_shdr *s;
+	int ret = pfelf_section_by_name(f, PFELF_GNU_DEBUGDATA, &s);
+	if (ret < 0)
+		return ret;
+	ret = pfelf_section_chdr(f, s->index, out);
+	if (ret == -ENODATA)
+		return -ENOENT; /* NOBITS */
+	if (ret == 0 && out->type != PFELF_COMPRESS_XZ)
+		return -EINVAL; /* SHF_COMPRESSED: not MiniDebugInfo */
+	if (ret == 0)
+		*index = s->index;
+	return ret;
+}
+
 PFELF_API int pfelf_compress_type_name(uint32_t type, char *buf, size_t buflen)
 {
 	int n;

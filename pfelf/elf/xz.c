@@ -118,19 +118,3 @@ int pfelf__xz_decode(const uint8_t *src, size_t srclen, uint8_t *dst, size_t wan
 		return 0;
 	return r == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL; /* LZMA_MEMLIMIT_ERROR: the file's */
 }
-
-PFELF_API int pfelf_gnu_debugdata(pfelf_file *f, uint32_t *index, pfelf_chdr *out)
-{
-	const pfelf_shdr *s;
-	int ret = pfelf_section_by_name(f, PFELF_GNU_DEBUGDATA, &s);
-	if (ret < 0)
-		return ret;
-	ret = pfelf_section_chdr(f, s->index, out);
-	if (ret == -ENODATA)
-		return -ENOENT; /* NOBITS */
-	if (ret == 0 && out->type != PFELF_COMPRESS_XZ)
-		return -EINVAL; /* SHF_COMPRESSED: not MiniDebugInfo */
-	if (ret == 0)
-		*index = s->index;
-	return ret;
-}
