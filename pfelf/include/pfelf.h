@@ -1272,6 +1272,153 @@ PFELF_API int64_t pfelf_reloc_type_data(const pfelf_reloc *r);
  */
 PFELF_API int pfelf_reloc_type_name(uint16_t machine, uint32_t type, char *buf, size_t buflen);
 
+/* ==================================================== debug-file writer */
+/*
+ * Writes, in memory, an ELF file that ordinary tools (gdb, addr2line,
+ * eu-addr2line, llvm-symbolizer, nm, readelf) load as the separate debug
+ * file of a binary: names and source lines of functions a caller found
+ * elsewhere (Go's pclntab, MiniDebugInfo's symbols). The file has the
+ * binary's class, byte order, machine, type, OS/ABI and flags, and:
+ *  - a SHT_NOBITS copy of each SHF_ALLOC section of the binary (name,
+ *    flags, address, size, alignment, in the binary's order) and its
+ *    PT_LOAD headers with no file bytes, as `objcopy --only-keep-debug`
+ *    writes them, so that tools place its addresses as the binary's;
+ *  - the binary's GNU build-id note: in the copy of the SHF_ALLOC section
+ *    that holds it (a SHT_NOTE with the note's bytes, and a PT_NOTE), else
+ *    in a `.note.gnu.build-id` of its own;
+ *  - `.symtab` and `.strtab`: one STT_FUNC symbol per function (value the
+ *    entry, size end - entry, the copied section that holds the entry or
+ *    SHN_ABS), locals first, each binding in address order;
+ *  - DWARF 4: one compile unit per unit (name, language, the ranges of its
+ *    functions, its line program when it has files) with one subprogram
+ *    per function (`.debug_abbrev`, `.debug_info`, `.debug_str`,
+ *    `.debug_line`, `.debug_aranges`, `.debug_ranges` for units whose
+ *    functions are not contiguous);
+ *  - `.shstrtab`.
+ *
+ * Everything a writer holds counts against the max_bytes given to
+ * pfelf_dbgw_new (its tables, the line programs, and at
+ * pfelf_dbgw_finish the output): a call that would go past it fails with
+ * -EFBIG. Names are bytes of any value, copied (the caller's may go away
+ * after the call); a NUL byte in a name is written "^@". Function and
+ * string names are kept once each (deduplicated). A writer is used by one
+ * thread at a time.
+ *
+ * -EINVAL for a bad argument leaves the writer as it was (the call can be
+ * skipped and the next one made); -EFBIG and -ENOMEM are kept: every later
+ * call but pfelf_dbgw_free returns the same error.
+ */
+
+/** A debug file being written. Opaque. */
+typedef struct pfelf_dbgw pfelf_dbgw;
+
+/* The binding of a function's symbol (pfelf_dbgw_func flags). GLOBAL and
+ * WEAK functions get DW_AT_external. */
+#define PFELF_DBGW_LOCAL  0u
+#define PFELF_DBGW_GLOBAL 1u
+#define PFELF_DBGW_WEAK   2u
+
+/* DW_AT_language values of pfelf_dbgw_unit (0: no DW_AT_language). */
+#define PFELF_DW_LANG_C99 0x000c
+#define PFELF_DW_LANG_GO  0x0016
+
+/**
+ * A new writer for a file of the class, byte order (elfclass, data: 1 or
+ * 2), osabi, abiversion, type, machine, flags and entry of *target
+ * (pfelf_header() of the binary; the other fields are not used, the
+ * caller keeps target). max_bytes bounds what the writer holds at any
+ * time, the finished file included. Returns 0 and *out (free it with
+ * pfelf_dbgw_free); -EINVAL (class or byte order neither of its two
+ * values), -EFBIG (max_bytes too small for an empty writer), -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_new(const pfelf_ehdr *target, uint64_t max_bytes, pfelf_dbgw **out);
+
+/**
+ * Take the layout of binary: a SHT_NOBITS copy of each of its SHF_ALLOC
+ * sections (SHF_COMPRESSED, SHF_GROUP, SHF_INFO_LINK and SHF_LINK_ORDER
+ * cleared, no link or info), its PT_LOAD headers (no file bytes), and its
+ * GNU build id (the first note "GNU" of type NT_GNU_BUILD_ID, as
+ * pfelf_build_id finds it) as a note, placed as said above. binary is read
+ * during the call only; its class and byte order
+ * must be the writer's. At most once per writer, before
+ * pfelf_dbgw_finish; without it the file has no program headers and no
+ * build id, and its one section with an address is a SHT_NOBITS `.text`
+ * from the lowest entry to the highest end of the functions (binutils'
+ * addr2line answers only for addresses in an allocated section). Returns 0; -EINVAL (called before, or
+ * another class or byte order), -E2BIG (more than 65,000 SHF_ALLOC
+ * sections or PT_LOAD headers), -EFBIG, -ENOMEM, and the errors of
+ * pfelf_section_count, pfelf_segment_count and pfelf_build_id other than
+ * -ENOENT (no build id: the file has none).
+ */
+PFELF_API int pfelf_dbgw_copy_layout(pfelf_dbgw *w, pfelf_file *binary);
+
+/**
+ * Add a compile unit named by the namelen bytes at name, with DW_AT_language
+ * lang (0 for none). Its id (0, 1, ... in the order of the calls) goes to
+ * *unit. Returns 0; -EINVAL (name NULL with namelen > 0, more than 2^31
+ * units), -EFBIG, -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_unit(pfelf_dbgw *w, const char *name, size_t namelen, uint16_t lang,
+                              uint32_t *unit);
+
+/**
+ * Add a file name to the line table of unit (the namelen bytes at name, as
+ * tools are to print it: an absolute path, or a name they print as it is).
+ * Its id, for pfelf_dbgw_line, goes to *file: ids are numbered across all
+ * units, 0, 1, ... in the order of the calls. A unit with a file gets a
+ * line program and DW_AT_stmt_list. Returns 0; -EINVAL (no such unit,
+ * name NULL with namelen > 0, more than 2^31 files), -EFBIG, -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_file(pfelf_dbgw *w, uint32_t unit, const char *name, size_t namelen,
+                              uint32_t *file);
+
+/**
+ * Add a function of unit: [lo, hi) (lo its entry), named by the namelen
+ * bytes at name, flags one of PFELF_DBGW_LOCAL, _GLOBAL, _WEAK. Functions
+ * may come in any order; they should not overlap (overlapping ones are
+ * written as given). It becomes the function that pfelf_dbgw_line adds
+ * rows to. Returns 0; -EINVAL (no such unit, hi < lo, an address past
+ * 32 bits in an ELF32 file, unknown flags, name NULL with namelen > 0,
+ * more than 2^31 functions), -EFBIG, -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_func(pfelf_dbgw *w, uint32_t unit, uint64_t lo, uint64_t hi,
+                              const char *name, size_t namelen, unsigned flags);
+
+/**
+ * Add a line-table row to the last function added: from pc on, the code
+ * is line (0: no line) of file (an id of pfelf_dbgw_file of the
+ * function's unit), up to the next row or the function's end. pc must be
+ * in [lo, hi) of the function and not below the previous row's pc; a row
+ * at the previous row's pc replaces it (tools take the last row of an
+ * address), a row that says what the previous one says is dropped. Rows
+ * are encoded as they come (a few bytes each, nothing kept per row). A
+ * function without rows has no line-table sequence. Returns 0; -EINVAL
+ * (no function, pc out of range or going back, a file of another unit or
+ * unknown), -EFBIG, -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_line(pfelf_dbgw *w, uint64_t pc, uint32_t file, uint32_t line);
+
+/**
+ * Write the file: *bytes (malloc'ed, the caller frees it) of *size bytes.
+ * The writer is spent then: its tables are freed, and every later call but
+ * pfelf_dbgw_free and pfelf_dbgw_peak returns -EINVAL. Returns 0;
+ * -EFBIG (the file and what the writer holds past max_bytes, or a DWARF
+ * section past 4 GiB), -E2BIG (more sections than ELF numbers without
+ * extended numbering), -ENOMEM, the error kept from an earlier call,
+ * -EINVAL (finished before).
+ */
+PFELF_API int pfelf_dbgw_finish(pfelf_dbgw *w, void **bytes, uint64_t *size);
+
+/**
+ * The most bytes w held at once so far (its tables and, once finished,
+ * the output with them): what it cost, never more than max_bytes.
+ */
+PFELF_API uint64_t pfelf_dbgw_peak(const pfelf_dbgw *w);
+
+/** Free w and all it holds; NULL is fine. The bytes of pfelf_dbgw_finish
+ *  are the caller's and stay. */
+PFELF_API void pfelf_dbgw_free(pfelf_dbgw *w);
+
 #ifdef __cplusplus
 }
 #endif
