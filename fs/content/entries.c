@@ -1,10 +1,14 @@
 /* The table of a binary's entries and what each one needs from a parse. */
 #include "content/entries.h"
+#include "content/debugview.h"
 #include "content/info.h"
+#include "content/minidbg.h"
+#include "node/namekey.h"
 #include "content/symview.h"
 
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +89,16 @@ static int decdir_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 	*size = v->ncomp;
 	*aux = 0;
 	return 0;
+}
+
+/* MiniDebugInfo whose stream's index reads (its section is compressed:
+ * entries.c's list): minidebuginfo.debug. */
+static bool has_minidbg(const struct bview *v)
+{
+	for (uint32_t i = 0; has_debugdata(v) && i < v->ncomp; i++)
+		if (v->comp[i] == v->ddata)
+			return true;
+	return false;
 }
 
 /* gnu_debugdata/: as a binary's directory (its size: the most rows). */
@@ -216,7 +230,7 @@ const struct bin_entry entries[] = {
          .kind = NK_INFO,
          .bytes = EB_TEXT,
          .text = TEXT_INFO,
-         .tail = info_tail},
+         .tail = info_node_tail},
         {.name = "header",
          .usage = "header                 the raw ELF header: e_ehsize bytes at offset 0",
          .kind = NK_HEADER,
@@ -295,15 +309,52 @@ const struct bin_entry entries[] = {
          .bytes = EB_VIEW,
          .present = has_debugdata,
          .shape = debugdata_shape},
+        {.name = "minidebuginfo.debug",
+         .usage = "minidebuginfo.debug    MiniDebugInfo as a debug file (.symtab, DWARF)",
+         .kind = NK_MINIDBG,
+         .bytes = EB_BLOB,
+         .present = has_minidbg,
+         .blob = minidbg_bytes,
+         .lookup_only = true},
+        {.name = "debug",
+         .usage = "debug                  symlink to the elf of the best debug information",
+         .kind = NK_DEBUG,
+         .bytes = EB_LINK,
+         .present = debug_listed,
+         .link = debug_link,
+         .lookup_only = true},
 };
 
 const size_t entries_n = sizeof(entries) / sizeof(entries[0]);
 
+/* A link row's node: its target's length and the hash of its target. */
+static int link_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
+                      uint64_t *aux)
+{
+	char *target = malloc(PATH_MAX);
+	if (!target)
+		return -ENOMEM;
+	int n = e->link(bin, v, target, PATH_MAX);
+	if (n >= 0) {
+		*size = (uint64_t)n;
+		*aux = name_key(target);
+	}
+	free(target);
+	return n < 0 ? n : 0;
+}
+
 int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
                 uint64_t *aux)
 {
+	if (e->link) /* decided here: present is what a listing shows */
+		return link_shape(e, bin, v, size, aux);
 	if (e->present && !e->present(v))
 		return -ENOENT;
+	if (e->blob) {
+		const char *data;
+		*aux = 0;
+		return e->blob(v, &data, size);
+	}
 	if (e->bytes == EB_TEXT) {
 		struct infotail t = {0};
 		*aux = 0;
@@ -385,4 +436,5 @@ void entries_free(struct vcore *v)
 {
 	free(v->buildid);
 	free(v->comp);
+	minidbg_free(v);
 }

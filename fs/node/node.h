@@ -38,6 +38,8 @@ enum node_kind {
 	NK_ARLINK,    /* <archive>/members/<name>: a thin archive's member, a symlink */
 	NK_DDATA,     /* <binary>/gnu_debugdata: the view of the ELF file inside
 	                 .gnu_debugdata, a binary's directory (cache/debugdata.h) */
+	NK_DEBUG,     /* <binary>/debug: a symlink to its best debug information */
+	NK_MINIDBG,   /* <binary>/minidebuginfo.debug (content/minidbg.h) */
 	NK_NKINDS,
 };
 

@@ -41,7 +41,8 @@ struct ofile {
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
 	char *text;               /* EB_COPY (build-id): its own copy */
-	const char *mem;          /* EB_DECOMP (decompressed/): bytes held by hold */
+	const char *mem;          /* EB_DECOMP (decompressed/): bytes held by hold;
+	                             EB_BLOB: bytes the view keeps */
 	struct dentry_data *hold; /* EB_DECOMP: the cache entry */
 	bool generated;           /* EB_TEXT (info, symbols): text made at each read */
 	enum text_kind textk;     /* EB_TEXT: which text */
@@ -157,6 +158,15 @@ static int open_text(struct node *n, struct ofile *of)
 	return of->textsize + t.len != n->size || t.hash != n->aux ? -ESTALE : 0;
 }
 
+/* EB_BLOB: the bytes the view keeps (its reference keeps them), as n
+ * showed them. */
+static int blob_of(const struct node *n, struct ofile *of)
+{
+	uint64_t size;
+	int ret = entry_of_kind((enum node_kind)n->kind)->blob(of->view, &of->mem, &size);
+	return ret < 0 ? ret : size == n->size ? 0 : -EIO;
+}
+
 /* What of serves for file node n (entries.h says where its bytes come
  * from); of->view is its pinned reference or NULL. */
 static int ofile_fill(struct node *n, struct ofile *of)
@@ -173,6 +183,8 @@ static int ofile_fill(struct node *n, struct ofile *of)
 	case EB_DECOMP:
 		return dcache_acquire(of->view, node_vroot(n)->ino, (uint32_t)n->aux, n->size,
 		                      &of->mem, &of->hold);
+	case EB_BLOB:
+		return blob_of(n, of);
 	case EB_COPY:
 		ret = copy_text(n, of, of->view);
 		bincache_release(of->view); /* its text is copied: the view is not needed */
@@ -210,7 +222,7 @@ static int open_node(struct node *n, int tid, struct ofile **out)
 	bool retry = check_open_retry(tid);
 	if (node_is_dir(n))
 		return -EISDIR;
-	if (node_is_source(n) || n->kind == NK_ARLINK) /* a symlink */
+	if (node_is_source(n) || entry_bytes_of((enum node_kind)n->kind) == EB_LINK) /* a symlink */
 		return -EINVAL;
 	int ret = check_node(n);
 	if (ret == 0)

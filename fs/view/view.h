@@ -84,10 +84,13 @@ struct vcore {
 	struct vcore *ddcore;       /* the view of its MiniDebugInfo, made on use
 	                               (cache/debugdata.h); its users in its refs */
 	struct dentry_data *ddhold; /* the decompressed bytes ddcore's handle reads */
-	uint64_t cost;              /* bytes reserved in the budget (membudget.h) */
-	bool meta_charged;          /* pfelf's metadata tables are in cost */
-	uint64_t serial;            /* unique per parse (keys decompressed sections) */
-	char label[48];             /* the binary it was parsed for (log lines) */
+	char *minidbg;              /* minidebuginfo.debug, made on use (minidbg.h) */
+	uint64_t minidbg_size;
+	int minidbg_err;   /* -EIO: it cannot be made from this file */
+	uint64_t cost;     /* bytes reserved in the budget (membudget.h) */
+	bool meta_charged; /* pfelf's metadata tables are in cost */
+	uint64_t serial;   /* unique per parse (keys decompressed sections) */
+	char label[48];    /* the binary it was parsed for (log lines) */
 	/* Cache state, under the bincache lock (bincache.h); a member's core:
 	 * refs and lru under its archive core's lazy_lock (members.c). */
 	unsigned refs;           /* its aliases (a member's core: its users) */
