@@ -38,10 +38,16 @@ INFORMATION), on both backends (default and -o nommap):
   nobody may read give nobody EACCES on readlink, and the target to root;
 - a debug link's file rewritten while its CRC is computed, over and over
   under 4 readers: `debug` is a target or absent, never another error,
-  the daemon alive.
+  the daemon alive;
+- -o debuginfod (a server of the test's own on the loopback): a program
+  whose debug file only the server has: before any lookup, info says the
+  servers were not asked and the listing has no `debug`; then `debug`
+  leads to .build-id/.remote/<id>.debug/elf, before the debug link's file
+  beside it, with the server's bytes.
 """
 
 import errno
+import http.server
 import os
 import re
 import shutil
@@ -365,6 +371,58 @@ def check_nobody(ck, mnt, src):
           "nobody: readlink of the .build-id link to that file")
 
 
+class Served(http.server.BaseHTTPRequestHandler):
+    """A debuginfod server: GET /buildid/<id>/debuginfo of the files given."""
+    files = {}
+
+    def do_GET(self):
+        data = self.files.get(self.path)
+        if data is None:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def check_debuginfod(ck, fix, tmp):
+    """debug of a program whose debug file only a server has."""
+    src = os.path.join(tmp, "src-dbgd")
+    os.makedirs(os.path.join(src, "bin"))
+    shutil.copy(os.path.join(fix, "bid-prog"), os.path.join(src, "bin"))
+    shutil.copy(os.path.join(fix, "bid-prog.linked.debug"), os.path.join(src, "bin", "bid-prog.debug"))
+    bid = build_id(os.path.join(fix, "bid-prog"))
+    with open(os.path.join(fix, "bid-prog.debug"), "rb") as f:
+        served = f.read()
+    Served.files = {f"/buildid/{bid}/debuginfo": served}
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Served)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    os.environ["DEBUGINFOD_CACHE_PATH"] = os.path.join(tmp, "dbgd-cache")
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+
+    def run(m):
+        d = os.path.join(m.path, "bin", "bid-prog")
+        ck.ok("debug not taken: debuginfod: not asked yet" in info_of(m.path, "bid-prog"),
+              f"bid-prog: info before any lookup:\n{info_of(m.path, 'bid-prog')}")
+        want = f"../../.build-id/.remote/{bid}.debug/elf"
+        ck.eq(os.readlink(os.path.join(d, "debug")), want, "bid-prog: debug from the server")
+        with open(os.path.join(d, "debug"), "rb") as f:
+            ck.ok(f.read() == served, "bid-prog: debug does not read the server's file")
+        ck.ok(f"\ndebug: debuginfod: {bid}.debug\n" in info_of(m.path, "bid-prog"),
+              f"bid-prog: info:\n{info_of(m.path, 'bid-prog')}")
+        ck.ok("debug" in os.listdir(d), "bid-prog: debug not listed once fetched")
+    try:
+        run_mounted(ck, src, ["-o", f"buildid=.build-id,debuginfod={url},timeout={TIMEOUT}"],
+                    run)
+    finally:
+        server.shutdown()
+        del os.environ["DEBUGINFOD_CACHE_PATH"]
+
+
 def body(ck, fix, src, bid, work):
     def run(m):
         check_listing_first(ck, m.path)
@@ -399,6 +457,8 @@ def main():
         lock_tree(src)
         opts = ["-o", f"allow_other,buildid=.build-id,timeout={TIMEOUT}"]
         run_mounted(ck, src, opts, lambda m: check_nobody(ck, m.path, src))
+    with tempfile.TemporaryDirectory(prefix="elffs-dbg-") as tmp:
+        check_debuginfod(ck, fix, tmp)
     ck.finish()
 
 
