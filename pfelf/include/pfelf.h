@@ -901,7 +901,7 @@ typedef struct pfelf_chdr {
  * decoding; the stream is the whole section: data_offset and data_size are
  * the section's). Errors: -ENODATA (not compressed), -EINVAL (header
  * outside the section or the file; for .gnu_debugdata: not exactly one
- * xz stream whose header, footer and index agree, an index over 1 MiB),
+ * xz stream whose header, footer and index agree, an index over 64 KiB),
  * -EIO, -ENOMEM, those of pfelf_section.
  */
 PFELF_API int pfelf_section_chdr(pfelf_file *f, uint32_t index, pfelf_chdr *out);
