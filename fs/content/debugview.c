@@ -153,11 +153,23 @@ static int append(char **text, size_t *len, size_t *cap, const struct linebuf *b
 	return 0;
 }
 
+/* Whether no source applies to the binary at all (no build id, debug
+ * link or MiniDebugInfo...): info then says nothing of debug. */
+static bool nothing(const struct dsel *s)
+{
+	for (unsigned k = 0; k < DS_NSRC; k++)
+		if (s->st[k] != DST_NONE)
+			return false;
+	return true;
+}
+
 /* The debug lines of s after the len bytes of *text. */
 static int debug_lines(const struct dsel *s, char **text, size_t *len, size_t *cap)
 {
 	char line[TEXT_LINE_MAX];
 	struct linebuf b = {line, 0};
+	if (nothing(s))
+		return 0;
 	served_line(s, &b);
 	int ret = append(text, len, cap, &b);
 	for (unsigned k = 0; ret == 0 && k < DS_NSRC && k < (unsigned)s->pick + 1; k++) {
@@ -184,6 +196,8 @@ int info_node_tail(struct node *bin, struct bview *v, struct infotail *t)
 	if (ret == 0)
 		ret = debug_lines(&c->s, &text, &len, &cap);
 	free(c);
+	if (ret == 0 && !text && !t->len)
+		return 0; /* no line at all */
 	if (ret == 0 && t->len) /* the "same build id" lines stay the last ones */
 		ret = append(&text, &len, &cap, &(struct linebuf){t->text, t->len});
 	info_tail_free(t);

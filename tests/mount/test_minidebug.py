@@ -22,7 +22,10 @@ nommap):
   not ELF or lie: EIO inside gnu_debugdata/ (or the inner file's own
   errors), decompressed/.gnu_debugdata EIO or absent (a stream whose index
   cannot be read), never a partial file; the daemon alive and its peak
-  memory under 48 MiB above what it had once mounted.
+  memory under 48 MiB above what it had once mounted;
+- the memory budget: 24 MiB of zeros as MiniDebugInfo are read whole under
+  the default budget, and give EFBIG under -o memory=16 (decompressed/
+  and gnu_debugdata/ alike), while a small one is still served.
 """
 
 import errno
@@ -143,6 +146,7 @@ HOSTILE = {
     "hx-corrupt": ("eio", "eio"),
     "hx-notelf": ("ok", "eio"),
     "hx-badshdr": ("ok", "ok"),
+    "hx-big": ("ok", "eio"),
 }
 
 
@@ -190,6 +194,19 @@ def body(ck, fix):
     return run
 
 
+def over_budget(ck, fix):
+    """-o memory=16: 24 MiB of MiniDebugInfo are EFBIG, a small one served."""
+    def run(m):
+        top = os.path.join(m.path, "hx-big")
+        ck.errno_is(errno.EFBIG, "hx-big: read decompressed/.gnu_debugdata", read,
+                    os.path.join(top, "decompressed", ".gnu_debugdata"))
+        ck.errno_is(errno.EFBIG, "hx-big: gnu_debugdata/elf", os.stat,
+                    os.path.join(top, "gnu_debugdata", "elf"))
+        ck.ok(read(os.path.join(m.path, "mini-x86", "gnu_debugdata", "elf")) ==
+              xz_dc(os.path.join(fix, "mini-x86.xz")), "mini-x86 under -o memory=16")
+    return run
+
+
 def main():
     require_fuse()
     fix = require_env("ELFFS_MINIDEBUG_FIXTURES")
@@ -197,6 +214,7 @@ def main():
     for args in ([], ["-o", "nommap"]):
         print(f"backend: {args or 'default'}", flush=True)
         run_mounted(ck, fix, args, body(ck, fix))
+        run_mounted(ck, fix, args + ["-o", "memory=16"], over_budget(ck, fix))
     ck.finish()
 
 
