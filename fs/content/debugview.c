@@ -197,7 +197,7 @@ int info_node_tail(struct node *bin, struct bview *v, struct infotail *t)
 		ret = debug_lines(&c->s, &text, &len, &cap);
 	free(c);
 	if (ret == 0 && !text && !t->len)
-		return 0; /* no line at all */
+		return 0;       /* no line at all */
 	if (ret == 0 && t->len) /* the "same build id" lines stay the last ones */
 		ret = append(&text, &len, &cap, &(struct linebuf){t->text, t->len});
 	info_tail_free(t);
