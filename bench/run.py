@@ -10,8 +10,9 @@ memory (7), sweep (the plot's data), io (the I/O policy), passthrough
 lsdir (first ls -l of a 1,200-file directory), access (other users
 checked against SOURCE under allow_other), walk (the first and second find
 of /usr/share and of a generated 1,000,000-file tree, cold; not run by
-default) and uring (FUSE over io_uring against /dev/fuse; not run by
-default). Needs root (drop_caches, bdi
+default), uring (FUSE over io_uring against /dev/fuse; not run by
+default) and minidebug (the first read of a 10 MiB MiniDebugInfo view and
+of minidebuginfo.debug against xz -dc; not run by default). Needs root (drop_caches, bdi
 read_ahead_kb) and /dev/fuse. Exits 1 if a group failed.
 """
 import argparse
@@ -28,6 +29,7 @@ import m_io  # noqa: E402
 import m_libelf  # noqa: E402
 import m_memory  # noqa: E402
 import m_meta  # noqa: E402
+import m_minidebug  # noqa: E402
 import m_pt  # noqa: E402
 import m_rand  # noqa: E402
 import m_seq  # noqa: E402
@@ -38,7 +40,7 @@ from benchlib import Ctx, log, save  # noqa: E402
 from report import table_text  # noqa: E402
 
 GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "passthrough", "reqsize",
-          "lsdir", "access", "walk", "uring"]
+          "lsdir", "access", "walk", "uring", "minidebug"]
 BIG_MIB = 1024
 MEMORY_LIB_BYTES = 400 * 10**6  # with the 1 GiB section: about 1.5 GB served
 
@@ -84,6 +86,10 @@ def group_lsdir(ctx):
 
 def group_walk(ctx):
     m_walk.measure(ctx)
+
+
+def group_minidebug(ctx):
+    m_minidebug.measure(ctx)
 
 
 def group_access(ctx):

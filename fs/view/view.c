@@ -68,6 +68,8 @@ static bool unreached(struct bview *a, const struct stat *st, uint64_t moves)
 bool view_stale(struct bview *v, const struct stat *st, uint64_t end)
 {
 	struct bview *a = view_outer(v); /* a member's: its archive's identity */
+	if (v->inner)
+		return false;
 	if (v->base + end > (uint64_t)st->st_size)
 		return true;
 	uint64_t moves = 0;
@@ -86,6 +88,8 @@ bool view_changed(struct bview *v, uint64_t end)
 {
 	struct bview *a = view_outer(v);
 	struct stat st;
+	if (v->inner)
+		return false;
 	if (src_stat_now(a->fh, a->root, &a->id, &st) == 0)
 		return view_stale(v, &st, end);
 	/* by path, one that names another file or none leaves a's file unseen */

@@ -24,6 +24,7 @@ struct infoplan;
 struct arview;
 struct reloctext;
 struct node;
+struct dentry_data;
 
 /* What a parse found, immutable once built: the same in a core and in
  * each of its aliases (one field list for struct vparse and the fields of
@@ -48,7 +49,9 @@ struct node;
 	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL */          \
 	struct arview *ar;     /* an archive's members and texts (arview.h), or NULL */            \
 	char *refused;         /* why pfelf refused the header, read raw (entries.c), or NULL */   \
-	uint64_t base;         /* a member's view: offset of its bytes in the source */
+	uint64_t base;         /* a member's view: offset of its bytes in the source */            \
+	uint32_t ddata;        /* index of its .gnu_debugdata section, 0 when none (entries.c) */  \
+	bool inner; /* the view of the file inside .gnu_debugdata: bytes the daemon owns */
 
 struct vparse {
 	VIEW_PARSE_FIELDS
@@ -77,15 +80,21 @@ struct vcore {
 	VIEW_PARSE_UNION;
 	/* Built on first use, under lazy_lock (symview.h, textview.h, info.h). */
 	pthread_mutex_t lazy_lock;
-	struct symview *sym;       /* symview.h */
-	struct textstate *text;    /* [TEXT_NKINDS] info, symbols, ...: generators
-	                              and indexes (textview.h) */
-	struct infoplan *infoplan; /* what the info lines need */
-	struct reloctext *reloc;   /* what the relocations lines need (reloctext.h) */
-	uint64_t cost;             /* bytes reserved in the budget (membudget.h) */
-	bool meta_charged;         /* pfelf's metadata tables are in cost */
-	uint64_t serial;           /* unique per parse (keys decompressed sections) */
-	char label[48];            /* the binary it was parsed for (log lines) */
+	struct symview *sym;        /* symview.h */
+	struct textstate *text;     /* [TEXT_NKINDS] info, symbols, ...: generators
+	                               and indexes (textview.h) */
+	struct infoplan *infoplan;  /* what the info lines need */
+	struct reloctext *reloc;    /* what the relocations lines need (reloctext.h) */
+	struct vcore *ddcore;       /* the view of its MiniDebugInfo, made on use
+	                               (cache/debugdata.h); its users in its refs */
+	struct dentry_data *ddhold; /* the decompressed bytes ddcore's handle reads */
+	char *minidbg;              /* minidebuginfo.debug, made on use (minidbg.h) */
+	uint64_t minidbg_size;
+	int minidbg_err;   /* -EIO: it cannot be made from this file */
+	uint64_t cost;     /* bytes reserved in the budget (membudget.h) */
+	bool meta_charged; /* pfelf's metadata tables are in cost */
+	uint64_t serial;   /* unique per parse (keys decompressed sections) */
+	char label[48];    /* the binary it was parsed for (log lines) */
 	/* Cache state, under the bincache lock (bincache.h); a member's core:
 	 * refs and lru under its archive core's lazy_lock (members.c). */
 	unsigned refs;           /* its aliases (a member's core: its users) */
@@ -267,6 +276,8 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
  * read between them). A remote
  * view's file (src_is_foreign: the debuginfod cache's, which removes a
  * file that fails its check) is stale at any other change time.
+ * Never for the view of a file inside .gnu_debugdata (inner): its bytes
+ * are the daemon's own.
  */
 bool view_stale(struct bview *v, const struct stat *st, uint64_t end);
 
