@@ -844,6 +844,25 @@ PFELF_API int pfelf_debugaltlink(pfelf_file *f, const char **name, const uint8_t
 PFELF_API int pfelf_file_crc32(pfelf_file *f, uint32_t *crc);
 
 /* ------------------------------------------------------------------- Go */
+/*
+ * Go's own tables. The build info (what `go version -m` prints) and the
+ * pclntab, the table of every function's entry, end, name, source file and
+ * line that the Go runtime keeps even in stripped binaries, in each format
+ * Go has written: Go 1.2 (magic 0xfffffffb), 1.16 (0xfffffffa), 1.18
+ * (0xfffffff0) and 1.20 and later (0xfffffff1, read as 1.18), either byte
+ * order, pointers of 4 or 8 bytes, ELF32 and ELF64.
+ *
+ * The pclntab is never copied whole: on first use its header is checked and
+ * its function table decoded (12 bytes per function: entry and the offset
+ * of the function's record), then the records, names, file names and
+ * pc-value tables are read a few KiB at a time through a reader
+ * (pfelf_go_reader) when they are asked for. Names and file names are given
+ * as the file range they occupy and as a NUL-ended copy in the reader's
+ * memory. Every offset, count and varint is checked: a table that does not
+ * hold together is -EINVAL, never a crash, a hang or an unbounded
+ * allocation. What is read follows Go's debug/gosym (Go 1.19's
+ * pclntab.go), so that names, files and lines are the ones it gives.
+ */
 
 /**
  * 1 when f is a Go binary (a .go.buildinfo section, a "Go" build id note,
@@ -859,12 +878,241 @@ PFELF_API int pfelf_is_go(pfelf_file *f);
  */
 PFELF_API int pfelf_go_version(pfelf_file *f, char *buf, size_t buflen);
 /**
- * The file range of .gopclntab: the section when there is one, else the
- * first header (magics of Go 1.2 to 1.20+, validated) found by scanning
- * the first read-only PT_LOAD, whose size is then the rest of that
- * segment's file bytes (an upper bound). -ENOENT when not found.
+ * The build info as `go version -m FILE` (Go 1.19) prints it, without the
+ * leading "FILE: ": the Go version line, then one line per field of the
+ * module information, each after a tab ("\tpath\t...", "\tmod\t...",
+ * "\tdep\t...", "\t=>\t...", "\tbuild\tKEY=VALUE"), every line ended by
+ * "\n". Both encodings: pointers to Go strings (before Go 1.18) and inline
+ * strings (1.18 and later). Module information that the go command does
+ * not parse (a module line of other than 2 or 3 fields, a replacement
+ * without a module, a bad build line) makes the whole text -EINVAL, as it
+ * makes `go version -m` print nothing. Build keys and values are quoted as
+ * Go's strconv.Quote does (see docs/architecture.md for the one
+ * approximation: which non-ASCII characters count as printable).
+ * *text (NUL-ended, *len bytes before the NUL) is owned by the handle and
+ * lives until pfelf_close(). Returns 0; -ENOENT (no build info, or an empty
+ * version), -EINVAL, -EIO, -ENOMEM.
+ */
+PFELF_API int pfelf_go_buildinfo(pfelf_file *f, const char **text, size_t *len);
+
+/** Where the pclntab was found (pfelf_go_table.where), in the order tried. */
+enum pfelf_go_where {
+	PFELF_GO_SECTION = 1,       /* the .gopclntab section */
+	PFELF_GO_RELRO_SECTION = 2, /* .data.rel.ro.gopclntab (internally linked PIE) */
+	PFELF_GO_SYMBOLS = 3,       /* runtime.pclntab to runtime.epclntab of .symtab */
+	PFELF_GO_SCAN = 4,          /* a header that checks out, in a read-only PT_LOAD */
+	PFELF_GO_SCAN_RELRO = 5,    /* one in the PT_GNU_RELRO bytes of an ET_DYN file */
+};
+
+/** Where the text start of a Go 1.18+ table came from (pfelf_go_table.text_from). */
+enum pfelf_go_text {
+	PFELF_GO_TEXT_ABSOLUTE = 0,     /* Go 1.2 and 1.16: entries are addresses, text is 0 */
+	PFELF_GO_TEXT_HEADER = 1,       /* the header's textStart */
+	PFELF_GO_TEXT_HEADER_RELOC = 2, /* textStart 0 in the file: the addend of the
+	                                   relative relocation (SHT_RELA) at it */
+	PFELF_GO_TEXT_MODULE = 3,       /* the module data's text field (Go 1.26: textStart is
+	                                   0), module data from the .go.module section, else
+	                                   the runtime.firstmoduledata symbol */
+	PFELF_GO_TEXT_MODULE_RELOC = 4, /* that field 0 in the file: its relocation's addend */
+	PFELF_GO_TEXT_SYMBOL = 5,       /* the runtime.text symbol of .symtab */
+};
+
+/* pfelf_go_table.version: the format of the pclntab. */
+#define PFELF_GO_V12  102 /* magic 0xfffffffb: Go 1.2 to 1.15 */
+#define PFELF_GO_V116 116 /* magic 0xfffffffa: Go 1.16, 1.17 */
+#define PFELF_GO_V118 118 /* magic 0xfffffff0: Go 1.18, 1.19 */
+#define PFELF_GO_V120 120 /* magic 0xfffffff1: Go 1.20 and later (1.18's tables) */
+
+/** The pclntab of a Go binary, as pfelf_go_table_get() describes it. */
+typedef struct pfelf_go_table {
+	uint32_t magic;      /* 0xfffffffb, 0xfffffffa, 0xfffffff0 or 0xfffffff1 */
+	uint16_t version;    /* PFELF_GO_V12 ... PFELF_GO_V120 */
+	uint8_t quantum;     /* the header's instruction size: pc deltas count in it */
+	uint8_t ptrsize;     /* the header's pointer size, 4 or 8 */
+	bool big_endian;     /* byte order of the table (that of its magic) */
+	uint32_t nfunc;      /* functions */
+	uint32_t nfiles;     /* the header's file count (Go 1.2: entries of the file table) */
+	uint64_t offset;     /* file offset of the header */
+	uint64_t size;       /* bytes from there that the table may use: the section's
+	                        or the symbols' size, else the rest of the segment scanned */
+	uint64_t vaddr;      /* its virtual address; 0 when no PT_LOAD maps it */
+	uint8_t where;       /* enum pfelf_go_where */
+	uint8_t text_from;   /* enum pfelf_go_text */
+	uint64_t text;       /* what Go 1.18+ entries are offsets from; 0 for older tables */
+	uint64_t min_pc;     /* entry of the first function */
+	uint64_t max_pc;     /* end of the last one (the function table's last entry) */
+} pfelf_go_table;
+
+/**
+ * Find and check the pclntab of f, on first use: the .gopclntab section,
+ * .data.rel.ro.gopclntab, the symbols runtime.pclntab and runtime.epclntab
+ * of .symtab, else the first header that checks out (magic, zero pad,
+ * quantum 1, 2 or 4, the pointer size of f's class, offsets inside the
+ * table, its function table inside too) at a 4-byte boundary of a read-only
+ * PT_LOAD, then, in an ET_DYN file, of its PT_GNU_RELRO bytes. Then the text
+ * start (enum pfelf_go_text, in that order) and the function table: entries
+ * that never decrease, each function's record inside the table, every
+ * entry and the last end inside one PT_LOAD's file bytes (so that what is
+ * decoded per function is bounded by the file). Fills *out (the caller's
+ * memory). Returns 0; -ENOENT (no pclntab); -EINVAL (malformed: a bad
+ * header, offsets out of order or outside, a function count past the
+ * table, overlapping functions, a text start that cannot be found); -EIO;
+ * -ENOMEM. A function table of n functions costs 12 * (n + 1) bytes,
+ * kept until pfelf_close() (pfelf_cost_go).
+ */
+PFELF_API int pfelf_go_table_get(pfelf_file *f, pfelf_go_table *out);
+
+/**
+ * The file range of the pclntab (pfelf_go_table.offset and .size) without
+ * checking more than the header: -ENOENT when not found, -EINVAL when the
+ * section has no bytes in the file. Errors of pfelf_section_count, -EIO.
  */
 PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size);
+
+/** Longest function or file name a reader gives (bytes, NUL excluded). */
+#define PFELF_GO_NAME_MAX (64u << 10)
+
+/**
+ * A reader of one pclntab: windows of a few KiB over the parts of the table
+ * (records, names, pc-value tables, file tables) and the copies of the last
+ * name and file name it gave. Opaque. One thread uses a reader at a time;
+ * any number of readers of one handle may work at once. It holds f, which
+ * must stay open until pfelf_go_reader_close(). About 26 KiB, plus the
+ * longest name and file name it has given.
+ */
+typedef struct pfelf_go_reader pfelf_go_reader;
+
+/**
+ * A new reader of f's pclntab (loading it as pfelf_go_table_get does).
+ * Returns 0; the errors of pfelf_go_table_get; -ENOMEM.
+ */
+PFELF_API int pfelf_go_reader_open(pfelf_file *f, pfelf_go_reader **out);
+/** Free a reader; NULL is fine. What it gave points nowhere after. */
+PFELF_API void pfelf_go_reader_close(pfelf_go_reader *r);
+
+/** A name in the pclntab: where it is in the file, and a copy. */
+typedef struct pfelf_go_name {
+	const char *str; /* NUL-ended copy in the reader's memory: valid until the next
+	                    call that fills a name of that kind (function or file) on the
+	                    same reader; "" when there is none */
+	uint32_t len;    /* bytes before the NUL */
+	uint64_t offset; /* file offset of its first byte; 0 when there is none */
+} pfelf_go_name;
+
+/** One function of the pclntab. */
+typedef struct pfelf_go_func {
+	uint32_t index;     /* in entry order, from 0 */
+	uint64_t entry;     /* its entry in the function table */
+	uint64_t end;       /* the next entry (the table's last for the last function) */
+	pfelf_go_name name; /* the function's name */
+	uint32_t cu_offset; /* the first entry of its compile unit's file list (the
+	                       record's cuOffset; 0 for Go 1.2; UINT32_MAX for none) */
+} pfelf_go_func;
+
+/** A source position: a file and a line, as debug/gosym's PCToLine gives them. */
+typedef struct pfelf_go_pos {
+	pfelf_go_name file; /* the file name ("" when there is none) */
+	int32_t fileno;     /* the pc-file table's value: the file's number in its compile
+	                       unit (Go 1.2: in the file table); -1 when none */
+	int32_t line;       /* the pc-line table's value; -1 when none */
+} pfelf_go_pos;
+
+/**
+ * Function index (in entry order) into *fn, and, when pos is not NULL, the
+ * position of its entry (debug/gosym's PCToLine(entry)). The name is read
+ * through the reader. Returns 0; -ENOENT (index >= nfunc); -EINVAL (a
+ * name that runs past its table or past PFELF_GO_NAME_MAX, a record
+ * outside the table, a pc-value table that stalls: more than 256 steps
+ * that do not advance the pc, or a varint over 5 bytes); -EIO.
+ * A pc-value or file table that points outside the table gives -1 and ""
+ * (as debug/gosym, which recovers from the same).
+ */
+PFELF_API int pfelf_go_func_get(pfelf_go_reader *r, uint32_t index, pfelf_go_func *fn,
+                                pfelf_go_pos *pos);
+
+/**
+ * The function whose [entry, end) holds pc (a binary search of the function
+ * table) into *fn, and the file and line of pc into *pos (may be NULL).
+ * No allocation. Returns 0; -ENOENT (no function holds pc); the errors of
+ * pfelf_go_func_get.
+ */
+PFELF_API int pfelf_go_pc_lookup(pfelf_go_reader *r, uint64_t pc, pfelf_go_func *fn,
+                                 pfelf_go_pos *pos);
+
+/** One row of a function's line table: the pcs [start, end) at one position. */
+typedef struct pfelf_go_line {
+	uint64_t start;
+	uint64_t end;
+	int32_t fileno; /* as pfelf_go_pos.fileno; name it with pfelf_go_file() */
+	int32_t line;   /* as pfelf_go_pos.line */
+} pfelf_go_line;
+
+/**
+ * Start the rows of function index on r (the function into *fn, may be
+ * NULL): its pc-file and pc-line tables read together. One function's rows
+ * at a time per reader; the other calls on r do not disturb them.
+ * Returns 0; the errors of pfelf_go_func_get.
+ */
+PFELF_API int pfelf_go_lines_begin(pfelf_go_reader *r, uint32_t index, pfelf_go_func *fn);
+/**
+ * The next row into *row: the rows cover [entry, end) of the function in
+ * order, without gaps or empty rows, each the longest run of pcs with one
+ * (fileno, line); at every pc of a row debug/gosym's PCToLine gives that
+ * file and line (-1 after a table's end). Returns 1; 0 after the last row
+ * (or before any begin); -EINVAL, -EIO as pfelf_go_func_get.
+ */
+PFELF_API int pfelf_go_lines_next(pfelf_go_reader *r, pfelf_go_line *row);
+
+/**
+ * The name of file number fileno of the compile unit whose file list starts
+ * at cu_offset (pfelf_go_func.cu_offset, pfelf_go_cu.offset), as
+ * debug/gosym names it: "" (and 0) for a negative number (Go 1.2: below
+ * 1), a list entry or name outside the table, or a file the linker left
+ * out. Returns 0; -EINVAL (a name past PFELF_GO_NAME_MAX); -EIO.
+ */
+PFELF_API int pfelf_go_file(pfelf_go_reader *r, uint32_t cu_offset, int32_t fileno,
+                            pfelf_go_name *out);
+
+/** A compile unit: a run of the file table (Go 1.16+) that functions share. */
+typedef struct pfelf_go_cu {
+	uint32_t index;  /* in the order of the file table, from 0 */
+	uint32_t offset; /* its first entry (the cuOffset of its functions) */
+	uint32_t nfiles; /* entries up to the next compile unit or the table's end */
+} pfelf_go_cu;
+
+/**
+ * Number of compile units: the distinct cuOffset values of the functions
+ * (each record read once, on first use: 4 bytes per unit kept until
+ * pfelf_close()). A Go 1.2 table has one, the whole file table (file
+ * numbers are its indexes; entry 0 is no file). Errors of
+ * pfelf_go_table_get, -EINVAL (a cuOffset past the file table), -EIO,
+ * -ENOMEM.
+ */
+PFELF_API int pfelf_go_cu_count(pfelf_file *f);
+/** Compile unit index into *out; -ENOENT past the end; errors of pfelf_go_cu_count. */
+PFELF_API int pfelf_go_cu_get(pfelf_file *f, uint32_t index, pfelf_go_cu *out);
+/**
+ * The index of the compile unit that starts at cu_offset (binary search);
+ * -ENOENT for UINT32_MAX or an offset no unit starts at; errors of
+ * pfelf_go_cu_count.
+ */
+PFELF_API int pfelf_go_cu_find(pfelf_file *f, uint32_t cu_offset);
+
+/** What pfelf_cost_go() finds: bytes of one allocation each. */
+typedef struct pfelf_go_cost {
+	uint64_t functions; /* the decoded function table: 12 * (nfunc + 1) */
+	uint64_t units;     /* the compile units, bounded before they are loaded: 4 * nfunc */
+	uint64_t buildinfo; /* the text of pfelf_go_buildinfo and its NUL (0 when none) */
+	uint64_t reader;    /* one reader, less the names it copies (each at most
+	                       PFELF_GO_NAME_MAX + 1) */
+} pfelf_go_cost;
+
+/**
+ * What pfelf keeps for f's Go tables (loading the table and the build info
+ * when not done yet; *out is zero for a file without them). Returns 0, or
+ * -EINVAL for a NULL argument.
+ */
+PFELF_API int pfelf_cost_go(pfelf_file *f, pfelf_go_cost *out);
 
 /* ---------------------------------------------------- compressed sections */
 
@@ -1241,6 +1489,153 @@ PFELF_API int64_t pfelf_reloc_type_data(const pfelf_reloc *r);
  * -ENOSPC (buf holds a cut string).
  */
 PFELF_API int pfelf_reloc_type_name(uint16_t machine, uint32_t type, char *buf, size_t buflen);
+
+/* ==================================================== debug-file writer */
+/*
+ * Writes, in memory, an ELF file that ordinary tools (gdb, addr2line,
+ * eu-addr2line, llvm-symbolizer, nm, readelf) load as the separate debug
+ * file of a binary: names and source lines of functions a caller found
+ * elsewhere (Go's pclntab, MiniDebugInfo's symbols). The file has the
+ * binary's class, byte order, machine, type, OS/ABI and flags, and:
+ *  - a SHT_NOBITS copy of each SHF_ALLOC section of the binary (name,
+ *    flags, address, size, alignment, in the binary's order) and its
+ *    PT_LOAD headers with no file bytes, as `objcopy --only-keep-debug`
+ *    writes them, so that tools place its addresses as the binary's;
+ *  - the binary's GNU build-id note: in the copy of the SHF_ALLOC section
+ *    that holds it (a SHT_NOTE with the note's bytes, and a PT_NOTE), else
+ *    in a `.note.gnu.build-id` of its own;
+ *  - `.symtab` and `.strtab`: one STT_FUNC symbol per function (value the
+ *    entry, size end - entry, the copied section that holds the entry or
+ *    SHN_ABS), locals first, each binding in address order;
+ *  - DWARF 4: one compile unit per unit (name, language, the ranges of its
+ *    functions, its line program when it has files) with one subprogram
+ *    per function (`.debug_abbrev`, `.debug_info`, `.debug_str`,
+ *    `.debug_line`, `.debug_aranges`, `.debug_ranges` for units whose
+ *    functions are not contiguous);
+ *  - `.shstrtab`.
+ *
+ * Everything a writer holds counts against the max_bytes given to
+ * pfelf_dbgw_new (its tables, the line programs, and at
+ * pfelf_dbgw_finish the output): a call that would go past it fails with
+ * -EFBIG. Names are bytes of any value, copied (the caller's may go away
+ * after the call); a NUL byte in a name is written "^@". Function and
+ * string names are kept once each (deduplicated). A writer is used by one
+ * thread at a time.
+ *
+ * -EINVAL for a bad argument leaves the writer as it was (the call can be
+ * skipped and the next one made); -EFBIG and -ENOMEM are kept: every later
+ * call but pfelf_dbgw_free returns the same error.
+ */
+
+/** A debug file being written. Opaque. */
+typedef struct pfelf_dbgw pfelf_dbgw;
+
+/* The binding of a function's symbol (pfelf_dbgw_func flags). GLOBAL and
+ * WEAK functions get DW_AT_external. */
+#define PFELF_DBGW_LOCAL  0u
+#define PFELF_DBGW_GLOBAL 1u
+#define PFELF_DBGW_WEAK   2u
+
+/* DW_AT_language values of pfelf_dbgw_unit (0: no DW_AT_language). */
+#define PFELF_DW_LANG_C99 0x000c
+#define PFELF_DW_LANG_GO  0x0016
+
+/**
+ * A new writer for a file of the class, byte order (elfclass, data: 1 or
+ * 2), osabi, abiversion, type, machine, flags and entry of *target
+ * (pfelf_header() of the binary; the other fields are not used, the
+ * caller keeps target). max_bytes bounds what the writer holds at any
+ * time, the finished file included. Returns 0 and *out (free it with
+ * pfelf_dbgw_free); -EINVAL (class or byte order neither of its two
+ * values), -EFBIG (max_bytes too small for an empty writer), -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_new(const pfelf_ehdr *target, uint64_t max_bytes, pfelf_dbgw **out);
+
+/**
+ * Take the layout of binary: a SHT_NOBITS copy of each of its SHF_ALLOC
+ * sections (SHF_COMPRESSED, SHF_GROUP, SHF_INFO_LINK and SHF_LINK_ORDER
+ * cleared, no link or info), its PT_LOAD headers (no file bytes), and its
+ * GNU build id (the first note "GNU" of type NT_GNU_BUILD_ID, as
+ * pfelf_build_id finds it) as a note, placed as said above. binary is read
+ * during the call only; its class and byte order
+ * must be the writer's. At most once per writer, before
+ * pfelf_dbgw_finish; without it the file has no program headers and no
+ * build id, and its one section with an address is a SHT_NOBITS `.text`
+ * from the lowest entry to the highest end of the functions (binutils'
+ * addr2line answers only for addresses in an allocated section). Returns 0; -EINVAL (called before, or
+ * another class or byte order), -E2BIG (more than 65,000 SHF_ALLOC
+ * sections or PT_LOAD headers), -EFBIG, -ENOMEM, and the errors of
+ * pfelf_section_count, pfelf_segment_count and pfelf_build_id other than
+ * -ENOENT (no build id: the file has none).
+ */
+PFELF_API int pfelf_dbgw_copy_layout(pfelf_dbgw *w, pfelf_file *binary);
+
+/**
+ * Add a compile unit named by the namelen bytes at name, with DW_AT_language
+ * lang (0 for none). Its id (0, 1, ... in the order of the calls) goes to
+ * *unit. Returns 0; -EINVAL (name NULL with namelen > 0, more than 2^31
+ * units), -EFBIG, -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_unit(pfelf_dbgw *w, const char *name, size_t namelen, uint16_t lang,
+                              uint32_t *unit);
+
+/**
+ * Add a file name to the line table of unit (the namelen bytes at name, as
+ * tools are to print it: an absolute path, or a name they print as it is).
+ * Its id, for pfelf_dbgw_line, goes to *file: ids are numbered across all
+ * units, 0, 1, ... in the order of the calls. A unit with a file gets a
+ * line program and DW_AT_stmt_list. Returns 0; -EINVAL (no such unit,
+ * name NULL with namelen > 0, more than 2^31 files), -EFBIG, -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_file(pfelf_dbgw *w, uint32_t unit, const char *name, size_t namelen,
+                              uint32_t *file);
+
+/**
+ * Add a function of unit: [lo, hi) (lo its entry), named by the namelen
+ * bytes at name, flags one of PFELF_DBGW_LOCAL, _GLOBAL, _WEAK. Functions
+ * may come in any order; they should not overlap (overlapping ones are
+ * written as given). It becomes the function that pfelf_dbgw_line adds
+ * rows to. Returns 0; -EINVAL (no such unit, hi < lo, an address past
+ * 32 bits in an ELF32 file, unknown flags, name NULL with namelen > 0,
+ * more than 2^31 functions), -EFBIG, -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_func(pfelf_dbgw *w, uint32_t unit, uint64_t lo, uint64_t hi,
+                              const char *name, size_t namelen, unsigned flags);
+
+/**
+ * Add a line-table row to the last function added: from pc on, the code
+ * is line (0: no line) of file (an id of pfelf_dbgw_file of the
+ * function's unit), up to the next row or the function's end. pc must be
+ * in [lo, hi) of the function and not below the previous row's pc; a row
+ * at the previous row's pc replaces it (tools take the last row of an
+ * address), a row that says what the previous one says is dropped. Rows
+ * are encoded as they come (a few bytes each, nothing kept per row). A
+ * function without rows has no line-table sequence. Returns 0; -EINVAL
+ * (no function, pc out of range or going back, a file of another unit or
+ * unknown), -EFBIG, -ENOMEM.
+ */
+PFELF_API int pfelf_dbgw_line(pfelf_dbgw *w, uint64_t pc, uint32_t file, uint32_t line);
+
+/**
+ * Write the file: *bytes (malloc'ed, the caller frees it) of *size bytes.
+ * The writer is spent then: its tables are freed, and every later call but
+ * pfelf_dbgw_free and pfelf_dbgw_peak returns -EINVAL. Returns 0;
+ * -EFBIG (the file and what the writer holds past max_bytes, or a DWARF
+ * section past 4 GiB), -E2BIG (more sections than ELF numbers without
+ * extended numbering), -ENOMEM, the error kept from an earlier call,
+ * -EINVAL (finished before).
+ */
+PFELF_API int pfelf_dbgw_finish(pfelf_dbgw *w, void **bytes, uint64_t *size);
+
+/**
+ * The most bytes w held at once so far (its tables and, once finished,
+ * the output with them): what it cost, never more than max_bytes.
+ */
+PFELF_API uint64_t pfelf_dbgw_peak(const pfelf_dbgw *w);
+
+/** Free w and all it holds; NULL is fine. The bytes of pfelf_dbgw_finish
+ *  are the caller's and stay. */
+PFELF_API void pfelf_dbgw_free(pfelf_dbgw *w);
 
 #ifdef __cplusplus
 }

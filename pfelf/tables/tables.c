@@ -62,6 +62,9 @@ void pfelf__tables_free(pfelf_file *f)
 	free(m->notes.data);
 	free(m->debuglink);
 	free(m->altlink);
+	if (m->go)
+		m->go_free(m->go);
+	free(m->gobi);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 	f->tables = NULL;

@@ -129,7 +129,15 @@ struct pfelf_tables {
 	size_t debuglink_len;
 	uint8_t *altlink; /* .gnu_debugaltlink copy + NUL; NULL if none */
 	size_t altlink_len;
+	_Atomic int go_state;
+	struct pfelf__go *go; /* the pclntab (go_i.h); present false when none */
+	void (*go_free)(struct pfelf__go *g); /* set with go by its loader (gopclntab.c) */
+	_Atomic int gobi_state;
+	char *gobi; /* the build info as go version -m prints it; NULL if none */
+	size_t gobi_len;
 };
+
+struct pfelf__go;
 
 /* The handle's metadata block, allocated on first use: 0 or -ENOMEM. */
 int pfelf__tables(pfelf_file *f) PFELF_HIDDEN;

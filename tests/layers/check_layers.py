@@ -25,7 +25,7 @@ import sys
 # "common" (headers shared by both) is below everything; pfelf's public
 # header (pfelf/include) is below all of pfelf, and all fs/ may use it.
 LAYERS = {
-    'pfelf': ['include', 'core', 'backend', 'elf', 'tables', 'archive', '.'],
+    'pfelf': ['include', 'core', 'backend', 'elf', 'tables', 'archive', 'write', '.'],
     'fs': ['base', 'text', 'node', 'source', 'buildid', 'view', 'content',
            'cache', 'tree', 'ops', '.'],
 }

@@ -1,0 +1,205 @@
+/* Functions, positions and line rows of a pclntab through a reader: what
+ * debug/gosym's Funcs, PCToLine and pcvalue give, with its recoveries (a
+ * table or file entry outside the table is -1 or ""), and a function's
+ * pc-file and pc-line tables merged into rows. */
+#include "tables/go_i.h"
+
+#include <string.h>
+
+static void no_name(pfelf_go_name *n)
+{
+	n->str = "";
+	n->len = 0;
+	n->offset = 0;
+}
+
+/* The name at file offset off of region [.., lim) into the reader's string
+ * s: 0; -ERANGE (no name there); -EINVAL, -EIO, -ENOMEM. */
+static int name_at(pfelf_go_reader *r, int w, uint64_t off, uint64_t lim, struct pfelf__go_str *s,
+                   pfelf_go_name *out)
+{
+	uint32_t n;
+	int ret = pfelf__go_string(r, w, off, lim, s, &n);
+	if (ret < 0)
+		return ret;
+	out->str = s->buf;
+	out->len = n;
+	out->offset = off;
+	return 0;
+}
+
+/* The uint32 at index i of the compile unit (1.2: file) table: 0, -ERANGE. */
+static int cu_word(pfelf_go_reader *r, uint64_t i, uint32_t *v)
+{
+	const struct pfelf__go *g = r->g;
+	const uint8_t *p;
+	size_t avail;
+	if (i > (g->cu_end - g->cu_at) / 4 || (g->cu_end - g->cu_at) / 4 - i < 1)
+		return -ERANGE;
+	int ret = pfelf__go_bytes(r, GO_W_CU, g->cu_at + 4 * i, g->cu_end, 4, &p, &avail);
+	if (ret < 0)
+		return ret;
+	*v = pfelf__u32(p, g->pub.big_endian);
+	return 0;
+}
+
+PFELF_API int pfelf_go_file(pfelf_go_reader *r, uint32_t cu_offset, int32_t fileno,
+                            pfelf_go_name *out)
+{
+	const struct pfelf__go *g = r->g;
+	uint32_t off;
+	int ret;
+	no_name(out);
+	if (g->pub.version == PFELF_GO_V12) {
+		if (fileno <= 0) /* entry 0 is the table's count */
+			return 0;
+		ret = cu_word(r, (uint64_t)fileno, &off);
+	} else {
+		if (fileno < 0)
+			return 0;
+		/* debug/gosym indexes cutab with uint32 arithmetic */
+		ret = cu_word(r, (uint32_t)(cu_offset + (uint32_t)fileno), &off);
+		if (ret == 0 && off == UINT32_MAX)
+			return 0; /* a file the linker left out */
+	}
+	if (ret == 0)
+		ret = name_at(r, GO_W_FILE, g->file_at + off, g->file_end, &r->file, out);
+	if (ret == -ERANGE) {
+		no_name(out);
+		return 0;
+	}
+	return ret;
+}
+
+/* The position of pc in the function of record rec. */
+static int position(pfelf_go_reader *r, const struct pfelf__go_rec *rec, uint64_t pc,
+                    pfelf_go_pos *pos)
+{
+	int ret = pfelf__go_pc_value(r, rec->pcfile, rec->entry, pc, GO_W_PCF, &pos->fileno);
+	if (ret == 0)
+		ret = pfelf__go_pc_value(r, rec->pcln, rec->entry, pc, GO_W_PCL, &pos->line);
+	if (ret == 0)
+		ret = pfelf_go_file(r, rec->cuoff, pos->fileno, &pos->file);
+	return ret;
+}
+
+/* Function i's record and row into *rec and *fn. */
+static int function(pfelf_go_reader *r, uint32_t i, struct pfelf__go_rec *rec, pfelf_go_func *fn)
+{
+	const struct pfelf__go *g = r->g;
+	if (i >= g->pub.nfunc)
+		return -ENOENT;
+	int ret = pfelf__go_record(r, i, rec);
+	if (ret < 0)
+		return ret;
+	fn->index = i;
+	fn->entry = g->pc[i];
+	fn->end = g->pc[i + 1];
+	fn->cu_offset = rec->cuoff;
+	ret = name_at(r, GO_W_NAME, g->name_at + rec->nameoff, g->name_end, &r->name, &fn->name);
+	return ret == -ERANGE ? -EINVAL : ret; /* debug/gosym gives up on the table */
+}
+
+PFELF_API int pfelf_go_func_get(pfelf_go_reader *r, uint32_t index, pfelf_go_func *fn,
+                                pfelf_go_pos *pos)
+{
+	struct pfelf__go_rec rec;
+	int ret = function(r, index, &rec, fn);
+	if (ret == 0 && pos)
+		ret = position(r, &rec, fn->entry, pos);
+	return ret;
+}
+
+PFELF_API int pfelf_go_pc_lookup(pfelf_go_reader *r, uint64_t pc, pfelf_go_func *fn,
+                                 pfelf_go_pos *pos)
+{
+	const struct pfelf__go *g = r->g;
+	uint32_t n = g->pub.nfunc;
+	if (n == 0 || pc < g->pc[0] || pc >= g->pc[n])
+		return -ENOENT;
+	uint32_t lo = 0, hi = n; /* the last entry <= pc: pc[lo] <= pc < pc[hi] */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (g->pc[mid] <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	struct pfelf__go_rec rec;
+	int ret = function(r, lo, &rec, fn);
+	if (ret == 0 && pos)
+		ret = position(r, &rec, pc, pos);
+	return ret;
+}
+
+PFELF_API int pfelf_go_lines_begin(pfelf_go_reader *r, uint32_t index, pfelf_go_func *fn)
+{
+	struct pfelf__go_rec rec;
+	pfelf_go_func tmp;
+	r->lines_on = false;
+	int ret = function(r, index, &rec, fn ? fn : &tmp);
+	if (ret < 0)
+		return ret;
+	pfelf__go_pc_start(r, &r->lf, rec.pcfile, rec.entry, GO_W_PCF);
+	pfelf__go_pc_start(r, &r->ll, rec.pcln, rec.entry, GO_W_PCL);
+	r->lf.pc = r->ll.pc = rec.entry; /* no value yet: a step is due */
+	r->lines_pc = rec.entry;
+	r->lines_end = r->g->pc[index + 1];
+	r->lines_on = true;
+	return 0;
+}
+
+/* Step d until its value holds past pc (its end beyond pc), or it ends
+ * (then -1 holds for every pc after). */
+static int advance(pfelf_go_reader *r, struct pfelf__go_pcdec *d, uint64_t pc)
+{
+	while (d->state == 1 && d->pc <= pc) {
+		int ret = pfelf__go_pc_step(r, d);
+		if (ret == -EINVAL || ret == -EIO)
+			return ret;
+	}
+	if (d->state != 1) {
+		d->val = -1;
+		d->pc = UINT64_MAX;
+	}
+	return 0;
+}
+
+/* Both tables' values at pc, and where the first of them changes. */
+static int values_at(pfelf_go_reader *r, uint64_t pc, int32_t *file, int32_t *line, uint64_t *until)
+{
+	int ret = advance(r, &r->lf, pc);
+	if (ret == 0)
+		ret = advance(r, &r->ll, pc);
+	*file = r->lf.val;
+	*line = r->ll.val;
+	*until = r->lf.pc < r->ll.pc ? r->lf.pc : r->ll.pc;
+	return ret;
+}
+
+PFELF_API int pfelf_go_lines_next(pfelf_go_reader *r, pfelf_go_line *row)
+{
+	if (!r->lines_on || r->lines_pc >= r->lines_end) {
+		r->lines_on = false;
+		return 0;
+	}
+	uint64_t end;
+	int ret = values_at(r, r->lines_pc, &row->fileno, &row->line, &end);
+	/* a table may repeat a value: the row runs on while both values hold */
+	while (ret == 0 && end < r->lines_end) {
+		int32_t file, line;
+		uint64_t next;
+		ret = values_at(r, end, &file, &line, &next);
+		if (file != row->fileno || line != row->line)
+			break;
+		end = next;
+	}
+	if (ret < 0) {
+		r->lines_on = false;
+		return ret;
+	}
+	row->start = r->lines_pc;
+	row->end = end < r->lines_end ? end : r->lines_end;
+	r->lines_pc = row->end;
+	return 1;
+}
