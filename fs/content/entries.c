@@ -1,5 +1,6 @@
 /* The table of a binary's entries and what each one needs from a parse. */
 #include "content/entries.h"
+#include "content/gotables.h"
 #include "content/info.h"
 #include "content/symview.h"
 
@@ -26,6 +27,12 @@ static bool has_view(const struct bview *v)
 static bool has_compressed(const struct bview *v)
 {
 	return v && v->ncomp;
+}
+
+/* Go's tables: a binary's own (not an archive member's, nor a view nested in another). */
+static bool has_go(const struct bview *v)
+{
+	return v && v->is_go && !v->outer;
 }
 
 /* ------------------------------------------------------------ node shapes */
@@ -76,6 +83,15 @@ static int buildid_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 static int decdir_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 {
 	*size = v->ncomp;
+	*aux = 0;
+	return 0;
+}
+
+/* go/: its files (go_rows.c), at most three. */
+static int godir_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	(void)v;
+	*size = go_entries_n;
 	*aux = 0;
 	return 0;
 }
@@ -272,28 +288,19 @@ const struct bin_entry entries[] = {
          .bytes = EB_TEXT,
          .present = has_view,
          .text = TEXT_RELOCS},
+        {.name = "go",
+         .usage = "go/<name>              Go's tables: buildinfo, functions, debug (Go binaries)",
+         .kind = NK_GODIR,
+         .bytes = EB_DIR,
+         .present = has_go,
+         .shape = godir_shape,
+         .file_kind = NK_DIR, /* rows of their own: go_entries[] */
+         .lookup = go_dir_lookup,
+         .count = go_dir_count,
+         .name_at = go_dir_name_at},
 };
 
 const size_t entries_n = sizeof(entries) / sizeof(entries[0]);
-
-int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
-                uint64_t *aux)
-{
-	if (e->present && !e->present(v))
-		return -ENOENT;
-	if (e->bytes == EB_TEXT) {
-		struct infotail t = {0};
-		*aux = 0;
-		int ret = textview_size(v, e->text, size);
-		if (ret == 0 && e->tail)
-			ret = e->tail(bin, v, &t);
-		*size += t.len;
-		*aux = t.hash;
-		info_tail_free(&t);
-		return ret;
-	}
-	return e->shape(v, size, aux);
-}
 
 /* ------------------------------------------------------ made at parse */
 
@@ -342,6 +349,7 @@ static int compressed(struct vcore *v)
 
 int entries_build(struct vcore *v)
 {
+	v->is_go = goview_present(v->f);
 	int ret = build_id(v);
 	return ret < 0 ? ret : compressed(v);
 }

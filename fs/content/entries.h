@@ -32,6 +32,9 @@ enum entry_bytes {
 	EB_COPY,    /* a short text the view keeps, copied at open */
 	EB_DECOMP,  /* a compressed section's bytes, decompressed at open (dcache.h) */
 	EB_LINK,    /* none: a symlink (a thin archive's member) */
+	EB_MADE,    /* a file the daemon makes whole from the view (the row's make),
+	               kept in the cache of made bytes (dcache.h), its size that of
+	               what was made */
 };
 
 struct infotail;
@@ -64,9 +67,18 @@ struct bin_entry {
 	int (*shape)(const struct bview *v, uint64_t *size, uint64_t *aux);
 	/* EB_COPY: the text copied at open and its length. */
 	const char *(*copy)(const struct bview *v, size_t *len);
+	/* EB_MADE: make the bytes of the file of v (pinned) into *bytes
+	 * (malloc'ed, the caller's) of *size, holding never more than max
+	 * bytes at once: 0, -EFBIG past max, other -errno; and a first guess
+	 * of the max that suffices (the cache grows it after -EFBIG). The
+	 * same view makes the same bytes every time. */
+	int (*make)(struct bview *v, uint64_t max, void **bytes, uint64_t *size);
+	uint64_t (*make_guess)(struct bview *v);
 	/* EB_DIR: the kind and bytes of its files, the file named name (0,
 	 * -ENOENT, or the errors of what it needs), and how many files it
-	 * lists and the name of file i (after count said 0). */
+	 * lists and the name of file i (after count said 0). A file_kind of
+	 * NK_DIR: its files are rows of their own (entry_file.kind names the
+	 * row, entries_init indexes them: go/). */
 	enum node_kind file_kind;
 	enum entry_bytes file_bytes;
 	int (*lookup)(struct bview *v, const char *name, struct entry_file *out);
@@ -85,6 +97,14 @@ extern const size_t entries_n;
 /* The rows of an ar archive (arview.c). */
 extern const struct bin_entry ar_entries[];
 extern const size_t ar_entries_n;
+
+/* The files of go/ (go_rows.c), rows of their own: buildinfo, functions,
+ * debug; and go/ itself: its row's lookup, count and name_at. */
+extern const struct bin_entry go_entries[];
+extern const size_t go_entries_n;
+int go_dir_lookup(struct bview *v, const char *name, struct entry_file *out);
+int go_dir_count(struct bview *v, size_t *n);
+const char *go_dir_name_at(struct bview *v, size_t i);
 
 /* The rows of view v: an archive's or an ELF file's (v NULL: a binary
  * whose parse failed), and how many. */

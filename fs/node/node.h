@@ -36,6 +36,10 @@ enum node_kind {
 	NK_MEMBER,    /* <archive>/members/<name>: an ELF member, a binary's directory */
 	NK_ARFILE,    /* <archive>/members/<name>: any other member, its bytes */
 	NK_ARLINK,    /* <archive>/members/<name>: a thin archive's member, a symlink */
+	NK_GODIR,     /* <binary>/go: Go's tables (content/goview.h) */
+	NK_GOINFO,    /* <binary>/go/buildinfo (the handle's text) */
+	NK_GOFUNCS,   /* <binary>/go/functions (a generated text) */
+	NK_GODEBUG,   /* <binary>/go/debug (a debug file made whole: cache/dcache.h) */
 	NK_NKINDS,
 };
 

@@ -22,6 +22,7 @@ struct textstate;
 struct infoplan;
 struct arview;
 struct reloctext;
+struct goview;
 struct node;
 
 /* What a parse found, immutable once built: the same in a core and in
@@ -44,7 +45,8 @@ struct node;
 	pfelf_identity id;     /* identity of the file the view was built from */                  \
 	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL */          \
 	struct arview *ar;     /* an archive's members and texts (arview.h), or NULL */            \
-	uint64_t base;         /* a member's view: offset of its bytes in the source */
+	uint64_t base;         /* a member's view: offset of its bytes in the source */            \
+	bool is_go;            /* a Go binary: go/ (entries.c, content/goview.h) */
 
 struct vparse {
 	VIEW_PARSE_FIELDS
@@ -78,6 +80,7 @@ struct vcore {
 	                              and indexes (textview.h) */
 	struct infoplan *infoplan; /* what the info lines need */
 	struct reloctext *reloc;   /* what the relocations lines need (reloctext.h) */
+	struct goview *gov;        /* what go/ needs (content/goview.h) */
 	uint64_t cost;             /* bytes reserved in the budget (membudget.h) */
 	bool meta_charged;         /* pfelf's metadata tables are in cost */
 	uint64_t serial;           /* unique per parse (keys decompressed sections) */
