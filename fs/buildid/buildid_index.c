@@ -242,8 +242,14 @@ static int64_t winner_of(uint32_t lo, uint32_t hi, char *best, char *cand)
 int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t size, uint32_t *slot,
                 uint32_t *serial)
 {
+	return bidx_find(id, len, debug, true, buf, size, slot, serial);
+}
+
+int bidx_find(const uint8_t *id, unsigned len, bool debug, bool walk, char *buf, size_t size,
+              uint32_t *slot, uint32_t *serial)
+{
 	char *best = malloc(PATH_MAX), *cand = malloc(PATH_MAX);
-	int ret = best && cand ? ready() : -ENOMEM;
+	int ret = best && cand ? ready_for(walk) : -ENOMEM;
 	if (ret < 0) {
 		free(best);
 		free(cand);

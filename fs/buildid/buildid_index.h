@@ -55,6 +55,11 @@ bool bidx_walked(void);
 int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t size, uint32_t *slot,
                 uint32_t *serial);
 
+/* bidx_lookup, and with walk false: -EAGAIN until the first walk is done
+ * (never started nor waited for; refreshed when due, as bidx_same). */
+int bidx_find(const uint8_t *id, unsigned len, bool debug, bool walk, char *buf, size_t size,
+              uint32_t *slot, uint32_t *serial);
+
 /*
  * The other files whose build id is id[0..len) and of the same kind
  * (debug) as the file at relative path path ("dir/name"), when path is

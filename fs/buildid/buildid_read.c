@@ -33,6 +33,18 @@ int bid_read(int fd, uint64_t size, struct bid_file *out)
 	return bid_read_with(fd_read, &fd, size, out);
 }
 
+/* pfelf_read is safe if the file shrank (a mapping is never loaded from). */
+static ssize_t handle_read(void *src, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pfelf_read(src, off, buf, len);
+	return n < 0 ? -EIO : n; /* bytes gone: no id (the view is replaced soon) */
+}
+
+int bid_read_handle(pfelf_file *f, struct bid_file *out)
+{
+	return bid_read_with(handle_read, f, pfelf_size(f), out);
+}
+
 void bid_hex(const uint8_t *id, unsigned len, char *out)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -45,6 +45,10 @@ typedef pfelf_read_fn bid_reader_fn;
  * out->badlen is that length. */
 int bid_read_with(bid_reader_fn read, void *src, uint64_t size, struct bid_file *out);
 
+/* bid_read_with over the bytes of an open pfelf handle (a view's: info's
+ * malformed-note line, the debug link's build id). */
+int bid_read_handle(pfelf_file *f, struct bid_file *out);
+
 /* The lowercase hex of id[0..len) into out (2 * len + 1 bytes). */
 void bid_hex(const uint8_t *id, unsigned len, char *out);
 

@@ -9,6 +9,7 @@
 #include "cache/core.h"
 #include "content/gotables.h"
 #include "cache/corefind.h"
+#include "cache/debugdata.h"
 #include "cache/members.h"
 #include "cache/opening.h"
 #include "source/source.h"
@@ -546,11 +547,12 @@ int bincache_acquire(struct node *root, uint64_t gen, const struct stat *expect,
 }
 
 /*
- * A member's alias ma (arview.h) stands for one reference less; on its
- * last, its member view goes back to the archive's core (arview_member_put,
- * which frees ma). That is done before ma's reference on the archive's
- * alias is dropped: once dropped, another thread can drop the archive's
- * last one and free its core with every member view in it.
+ * A nested alias ma (a member's, arview.h; a MiniDebugInfo view's,
+ * debugdata.h) stands for one reference less; on its last, its view goes
+ * back to the outer core (arview_member_put, ddview_put, which free ma).
+ * That is done before ma's reference on the outer alias is dropped: once
+ * dropped, another thread can drop the outer's last one and free its core
+ * with every nested view in it.
  */
 static void member_release(struct bview *ma)
 {
@@ -559,7 +561,9 @@ static void member_release(struct bview *ma)
 	pthread_mutex_lock(&lock);
 	bool last = --ma->refs == 0;
 	pthread_mutex_unlock(&lock);
-	if (last)
+	if (last && ma->inner)
+		ddview_put(ma);
+	else if (last)
 		arview_member_put(ma);
 }
 

@@ -70,6 +70,8 @@ void core_free(struct vcore *c)
 	if (!c)
 		return;
 	members_free(c);
+	core_free(c->ddcore); /* its handle reads ddhold's bytes: first */
+	dcache_release(c->ddhold);
 	arview_free(c);
 	entries_free(c);
 	goview_free(c);

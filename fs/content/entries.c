@@ -1,10 +1,15 @@
 /* The table of a binary's entries and what each one needs from a parse. */
 #include "content/entries.h"
+#include "content/debugview.h"
 #include "content/gotables.h"
 #include "content/info.h"
+#include "content/minidbg.h"
+#include "node/namekey.h"
 #include "content/symview.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +32,12 @@ static bool has_view(const struct bview *v)
 static bool has_compressed(const struct bview *v)
 {
 	return v && v->ncomp;
+}
+
+/* MiniDebugInfo, followed once: not inside itself (nor an archive's member). */
+static bool has_debugdata(const struct bview *v)
+{
+	return v && v->ddata && !v->outer;
 }
 
 /* Go's tables: a binary's own (not an archive member's, nor a view nested in another). */
@@ -83,6 +94,25 @@ static int buildid_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 static int decdir_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 {
 	*size = v->ncomp;
+	*aux = 0;
+	return 0;
+}
+
+/* MiniDebugInfo whose stream's index reads (its section is compressed:
+ * entries.c's list): minidebuginfo.debug. */
+static bool has_minidbg(const struct bview *v)
+{
+	for (uint32_t i = 0; has_debugdata(v) && i < v->ncomp; i++)
+		if (v->comp[i] == v->ddata)
+			return true;
+	return false;
+}
+
+/* gnu_debugdata/: as a binary's directory (its size: the most rows). */
+static int debugdata_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	(void)v;
+	*size = entries_n;
 	*aux = 0;
 	return 0;
 }
@@ -216,7 +246,7 @@ const struct bin_entry entries[] = {
          .kind = NK_INFO,
          .bytes = EB_TEXT,
          .text = TEXT_INFO,
-         .tail = info_tail},
+         .tail = info_node_tail},
         {.name = "header",
          .usage = "header                 the raw ELF header: e_ehsize bytes at offset 0",
          .kind = NK_HEADER,
@@ -288,6 +318,27 @@ const struct bin_entry entries[] = {
          .bytes = EB_TEXT,
          .present = has_view,
          .text = TEXT_RELOCS},
+        {.name = "gnu_debugdata",
+         .usage = "gnu_debugdata/         the view of the ELF file inside .gnu_debugdata "
+                  "(MiniDebugInfo)",
+         .kind = NK_DDATA,
+         .bytes = EB_VIEW,
+         .present = has_debugdata,
+         .shape = debugdata_shape},
+        {.name = "minidebuginfo.debug",
+         .usage = "minidebuginfo.debug    MiniDebugInfo as a debug file (.symtab, DWARF)",
+         .kind = NK_MINIDBG,
+         .bytes = EB_BLOB,
+         .present = has_minidbg,
+         .blob = minidbg_bytes,
+         .lookup_only = true},
+        {.name = "debug",
+         .usage = "debug                  symlink to the elf of the best debug information",
+         .kind = NK_DEBUG,
+         .bytes = EB_LINK,
+         .present = debug_listed,
+         .link = debug_link,
+         .lookup_only = true},
         {.name = "go",
          .usage = "go/<name>              Go's tables: buildinfo, functions, debug (Go binaries)",
          .kind = NK_GODIR,
@@ -347,10 +398,22 @@ static int compressed(struct vcore *v)
 	return 0;
 }
 
+/* The .gnu_debugdata section with bytes (gnu_debugdata/; its stream is
+ * read at the first lookup inside). */
+static void debugdata(struct vcore *v)
+{
+	const pfelf_shdr *sh;
+	if (pfelf_section_by_name(v->f, PFELF_GNU_DEBUGDATA, &sh) == 0 && sh->type != SHT_NOBITS &&
+	    sh->size > 0 && !(sh->status & PFELF_ST_OUT_OF_FILE))
+		v->ddata = sh->index;
+}
+
 int entries_build(struct vcore *v)
 {
 	v->is_go = goview_present(v->f);
 	int ret = build_id(v);
+	if (ret == 0)
+		debugdata(v);
 	return ret < 0 ? ret : compressed(v);
 }
 
@@ -358,4 +421,5 @@ void entries_free(struct vcore *v)
 {
 	free(v->buildid);
 	free(v->comp);
+	minidbg_free(v);
 }

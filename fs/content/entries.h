@@ -1,6 +1,7 @@
 /*
  * The entries of a binary's directory, in one table (entries.c): info,
- * header, sections/, segments/, symbols, symbol/, build-id, decompressed/.
+ * header, sections/, segments/, symbols, symbol/, build-id, decompressed/,
+ * relocations, gnu_debugdata/.
  * A row says what the entry is called, the kind of its node, whether it is
  * a file or a directory, when a binary has it, how its node is made (size
  * and aux, nodes.h) and where its bytes come from; a directory's row also
@@ -32,6 +33,10 @@ enum entry_bytes {
 	EB_COPY,    /* a short text the view keeps, copied at open */
 	EB_DECOMP,  /* a compressed section's bytes, decompressed at open (dcache.h) */
 	EB_LINK,    /* none: a symlink (a thin archive's member) */
+	EB_VIEW,    /* none: a directory that is a view of its own, with the rows
+	               of a binary (gnu_debugdata/: cache/debugdata.h) */
+	EB_BLOB,    /* bytes the view makes on first use (at the lookup: its size)
+	               and keeps, copied at each read */
 	EB_MADE,    /* a file the daemon makes whole from the view (the row's make),
 	               kept in the cache of made bytes (dcache.h), its size that of
 	               what was made */
@@ -67,6 +72,16 @@ struct bin_entry {
 	int (*shape)(const struct bview *v, uint64_t *size, uint64_t *aux);
 	/* EB_COPY: the text copied at open and its length. */
 	const char *(*copy)(const struct bview *v, size_t *len);
+	/* EB_BLOB: its bytes, kept by v's core (made if need be): *data and
+	 * *size; 0 or -errno. */
+	int (*blob)(struct bview *v, const char **data, uint64_t *size);
+	/* EB_LINK: the target of the link of binary node bin in its view v
+	 * (pinned), decided by its lookup (present only says whether a
+	 * listing shows it); its length, -ENOENT when it has none. */
+	int (*link)(struct node *bin, struct bview *v, char *buf, size_t size);
+	/* Its node is made by a lookup only: a listing gives it no attributes
+	 * (its lookup may ask a server or read whole files). */
+	bool lookup_only;
 	/* EB_MADE: make the bytes of the file of v (pinned) into *bytes
 	 * (malloc'ed, the caller's) of *size, holding never more than max
 	 * bytes at once: 0, -EFBIG past max, other -errno; and a first guess
@@ -128,18 +143,19 @@ const struct bin_entry *entry_of_kind(enum node_kind k);
 const struct bin_entry *entry_holding(enum node_kind k);
 
 /* Where the bytes of a file node of kind k come from (EB_DIR for
- * directories and source nodes). */
+ * directories and source nodes, EB_VIEW for those that show a view). */
 enum entry_bytes entry_bytes_of(enum node_kind k);
 
 /* Size and aux of the node of entry e of binary node bin in its view v
  * (pinned): 0, -ENOENT when v does not have it, or the errors of its
- * shape (textview_size, its tail). */
+ * shape (textview_size, its tail). A link's: its target's length, and its
+ * hash as aux. */
 int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
                 uint64_t *aux);
 
 /* What a parse gives the entries (core_build, cache/core.h): the build-id
- * text, the list of compressed sections; 0 or -ENOMEM (a missing or bad
- * note is no error). */
+ * text, the list of compressed sections, the .gnu_debugdata section; 0 or
+ * -ENOMEM (a missing or bad note is no error). */
 int entries_build(struct vcore *c);
 
 /* Free what entries_build made. */

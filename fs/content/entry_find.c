@@ -59,7 +59,7 @@ static void index_rows(const struct bin_entry *t, size_t n)
 		enum node_kind fk = e->file_kind;
 		if (!by_kind[e->kind])
 			by_kind[e->kind] = e;
-		node_kind_set(e->kind, e->name, e->bytes == EB_DIR);
+		node_kind_set(e->kind, e->name, e->bytes == EB_DIR || e->bytes == EB_VIEW);
 		if (e->bytes != EB_DIR || fk == NK_DIR) /* NK_DIR: files of rows of their own */
 			continue;
 		if (!by_file_kind[fk])

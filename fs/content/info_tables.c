@@ -152,18 +152,11 @@ static int buildid_line(struct vcore *v, const struct infoplan *p, uint32_t j, s
 	return 0;
 }
 
-/* The view's bytes for bid_read_with: pfelf_read is safe if the file shrank. */
-static ssize_t view_bytes(void *src, void *buf, size_t len, uint64_t off)
-{
-	ssize_t n = pfelf_read(src, off, buf, len);
-	return n < 0 ? -EIO : n; /* bytes gone: no line (the view is replaced soon) */
-}
-
 /* The build id note read by the index's own code (buildid_read.h), so that
  * what info calls malformed is what the index leaves out. */
 static int bidnote_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
-	p->bid_ret = bid_read_with(view_bytes, v->f, v->fsize, &p->bid);
+	p->bid_ret = bid_read_handle(v->f, &p->bid);
 	if (p->bid_ret == -ENOMEM)
 		return -ENOMEM;
 	*n = p->bid_ret == -EINVAL && p->bid.badsize;

@@ -36,7 +36,11 @@ enum node_kind {
 	NK_MEMBER,    /* <archive>/members/<name>: an ELF member, a binary's directory */
 	NK_ARFILE,    /* <archive>/members/<name>: any other member, its bytes */
 	NK_ARLINK,    /* <archive>/members/<name>: a thin archive's member, a symlink */
-	NK_GODIR,     /* <binary>/go: Go's tables (content/goview.h) */
+	NK_DDATA,     /* <binary>/gnu_debugdata: the view of the ELF file inside
+	                 .gnu_debugdata, a binary's directory (cache/debugdata.h) */
+	NK_DEBUG,     /* <binary>/debug: a symlink to its best debug information */
+	NK_MINIDBG,   /* <binary>/minidebuginfo.debug (content/minidbg.h) */
+	NK_GODIR,     /* <binary>/go: Go's tables (content/gotables.h) */
 	NK_GOINFO,    /* <binary>/go/buildinfo (the handle's text) */
 	NK_GOFUNCS,   /* <binary>/go/functions (a generated text) */
 	NK_GODEBUG,   /* <binary>/go/debug (a debug file made whole: cache/dcache.h) */
@@ -113,7 +117,8 @@ static inline bool node_is_source(const struct node *n)
 }
 
 /* The binary a node of a view belongs to (itself for NK_BIN); NULL for
- * NK_DIR and NK_LINK. Inner nodes are at most two levels below it, four in an archive. */
+ * NK_DIR and NK_LINK. Inner nodes are at most two levels below it, three
+ * below gnu_debugdata/, four in an archive. */
 static inline struct node *node_broot(struct node *n)
 {
 	while (n && n->kind != NK_BIN)
@@ -121,11 +126,12 @@ static inline struct node *node_broot(struct node *n)
 	return n;
 }
 
-/* The node whose view serves n: its binary, or the ELF member of an
- * archive it is part of (NK_MEMBER); NULL for NK_DIR and NK_LINK. */
+/* The node whose view serves n: its binary, the ELF member of an archive
+ * it is part of (NK_MEMBER), or its binary's gnu_debugdata/ (NK_DDATA);
+ * NULL for NK_DIR and NK_LINK. */
 static inline struct node *node_vroot(struct node *n)
 {
-	while (n && n->kind != NK_BIN && n->kind != NK_MEMBER)
+	while (n && n->kind != NK_BIN && n->kind != NK_MEMBER && n->kind != NK_DDATA)
 		n = node_is_source(n) ? NULL : n->parent;
 	return n;
 }

@@ -17,7 +17,7 @@ bool node_is_dir(const struct node *n);
 /* Whether n's directory holds the entries of a binary (entries.h). */
 static inline bool node_is_vroot(const struct node *n)
 {
-	return n->kind == NK_BIN || n->kind == NK_MEMBER;
+	return n->kind == NK_BIN || n->kind == NK_MEMBER || n->kind == NK_DDATA;
 }
 
 /* The name of n: a source node's own, its row's for an entry of a

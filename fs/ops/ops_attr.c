@@ -3,6 +3,7 @@
 #include "source/access.h"
 #include <string.h>
 #include "content/arview.h"
+#include "content/debugview.h"
 #include "tree/attr.h"
 #include "cache/bincache.h"
 #include "tree/buildid_fs.h"
@@ -54,14 +55,31 @@ static ssize_t member_target(struct node *n, char *buf, size_t size)
 	return len;
 }
 
+/* The target of a binary's debug link n, and in src the file of SOURCE it
+ * leads to ("" for a file of the mount's own). */
+static ssize_t debug_target(struct node *n, char *buf, size_t size, char *src)
+{
+	struct bview *v;
+	int ret = check_node(n);
+	if (ret == 0)
+		ret = check_view(n, &v);
+	if (ret < 0)
+		return ret == -ESTALE ? -ENOENT : ret;
+	ret = debug_readlink(n, v, buf, size, src);
+	bincache_release(v);
+	return ret == -ENAMETOOLONG ? -ERANGE : ret;
+}
+
 /* The target of symlink node n, read by its path: a link that is gone or
- * is something else now answers ENOENT. */
-static ssize_t link_target(struct node *n, char *buf, size_t size)
+ * is something else now answers ENOENT. src: see debug_target. */
+static ssize_t link_target(struct node *n, char *buf, size_t size, char *src)
 {
 	if (n->kind == NK_BIDLINK)
-		return bidfs_readlink(n, buf, size);
+		return bidfs_readlink(n, buf, size, src);
 	if (n->kind == NK_ARLINK)
 		return member_target(n, buf, size);
+	if (n->kind == NK_DEBUG)
+		return debug_target(n, buf, size, src);
 	if (n->kind != NK_LINK)
 		return -EINVAL;
 	check_node(n);
@@ -90,12 +108,15 @@ static ssize_t bidlink_allowed(fuse_req_t req, char *target, size_t ret)
 void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	struct node *n = node_get(ino);
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], src[PATH_MAX] = "";
 	ssize_t ret = n ? access_check(req, n, ACCESS_SEE) : -ESTALE;
 	if (ret == 0)
-		ret = link_target(n, buf, sizeof(buf));
-	if (ret > 0 && n->kind == NK_BIDLINK && !bidrem_is_link(n)) /* a view's own access */
+		ret = link_target(n, buf, sizeof(buf), src);
+	if (ret > 0 && n->kind == NK_BIDLINK && !bidrem_is_link(n) &&
+	    !src[0]) /* a view's own access */
 		ret = bidlink_allowed(req, buf, (size_t)ret);
+	if (ret > 0 && src[0] && access_target(req, src) < 0) /* the rule of .build-id links */
+		ret = -EACCES;
 	node_put(n);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);

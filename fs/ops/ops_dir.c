@@ -12,6 +12,7 @@
  */
 #include "ops/ops.h"
 #include "cache/bincache.h"
+#include "content/entries.h"
 #include "source/access.h"
 #include "tree/attr.h"
 #include "tree/bidfs_kind.h"
@@ -142,6 +143,14 @@ static struct bview *plus_view(struct plus *p)
 	return p->v;
 }
 
+/* Whether name in a binary's directory dir (view v) is a row whose node
+ * only a lookup makes (entries.h): `debug` may ask a server. */
+static bool lookup_only(const struct node *dir, const struct bview *v, const char *name)
+{
+	const struct bin_entry *e = node_is_vroot(dir) ? entry_in(v, name) : NULL;
+	return e && e->lookup_only;
+}
+
 /* The node of entry i of d (a listing of p->dir) with the kernel's
  * reference (held: a node of that name exists), or NULL when the entry
  * comes without attributes:
@@ -163,7 +172,7 @@ static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i,
 	if (!dir || bidfs_kind(dir->kind))
 		return NULL;
 	if (dir->kind != NK_DIR) {
-		if (!held || !plus_view(p))
+		if (!held || !plus_view(p) || lookup_only(dir, p->v, name))
 			return NULL;
 		return view_child(dir, p->v, name, &n) == 0 ? n : NULL;
 	}

@@ -41,7 +41,8 @@ struct ofile {
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
 	char *text;               /* EB_COPY (build-id): its own copy */
-	const char *mem;          /* EB_DECOMP (decompressed/), EB_MADE: bytes held by hold */
+	const char *mem;          /* EB_DECOMP (decompressed/), EB_MADE: bytes held by hold;
+	                             EB_BLOB: bytes the view keeps */
 	struct dentry_data *hold; /* EB_DECOMP, EB_MADE: the cache entry */
 	bool generated;           /* EB_TEXT (info, symbols): text made at each read */
 	enum text_kind textk;     /* EB_TEXT: which text */
@@ -157,6 +158,15 @@ static int open_text(struct node *n, struct ofile *of)
 	return of->textsize + t.len != n->size || t.hash != n->aux ? -ESTALE : 0;
 }
 
+/* EB_BLOB: the bytes the view keeps (its reference keeps them), as n
+ * showed them. */
+static int blob_of(const struct node *n, struct ofile *of)
+{
+	uint64_t size;
+	int ret = entry_of_kind((enum node_kind)n->kind)->blob(of->view, &of->mem, &size);
+	return ret < 0 ? ret : size == n->size ? 0 : -EIO;
+}
+
 /* What of serves for file node n (entries.h says where its bytes come
  * from); of->view is its pinned reference or NULL. */
 static int ofile_fill(struct node *n, struct ofile *of)
@@ -176,6 +186,8 @@ static int ofile_fill(struct node *n, struct ofile *of)
 	case EB_MADE: /* the same bytes as at lookup, made again if they were evicted */
 		ret = dcache_made(of->view, (enum node_kind)n->kind, &of->mem, &of->len, &of->hold);
 		return ret < 0 ? ret : of->len != n->size ? -EIO : 0;
+	case EB_BLOB:
+		return blob_of(n, of);
 	case EB_COPY:
 		ret = copy_text(n, of, of->view);
 		bincache_release(of->view); /* its text is copied: the view is not needed */
@@ -213,7 +225,7 @@ static int open_node(struct node *n, int tid, struct fuse_file_info *fi, struct 
 	bool retry = check_open_retry(tid);
 	if (node_is_dir(n))
 		return -EISDIR;
-	if (node_is_source(n) || n->kind == NK_ARLINK) /* a symlink */
+	if (node_is_source(n) || entry_bytes_of((enum node_kind)n->kind) == EB_LINK) /* a symlink */
 		return -EINVAL;
 	int ret = check_node(n);
 	if (ret == 0)
@@ -337,7 +349,7 @@ static void reply_copy(fuse_req_t req, const char *src, size_t len)
 static void reply_text(fuse_req_t req, struct ofile *of, uint64_t off, size_t len)
 {
 	struct bview *v = of->view;
-	bool pin = !of->pinned;
+	bool pin = !of->pinned && !v->inner; /* an inner file's handle is its memory */
 	size_t head = off < of->textsize
 	                      ? (size_t)(of->textsize - off < len ? of->textsize - off : len)
 	                      : 0;
@@ -404,7 +416,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse
 	 * release can free it before the reply returns. */
 	struct bview *v = of->view;
 	uint64_t pos = of->off + (uint64_t)off;
-	if (of->pinned) {
+	if (of->pinned || v->inner) { /* inner: memory its view keeps, no pin needed */
 		count_served(of, len);
 		reply_range(req, v, pos, len);
 		return;

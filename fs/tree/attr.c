@@ -35,6 +35,7 @@ static void shape(const struct node *n, mode_t m, off_t size, struct stat *out)
 		out->st_size = (off_t)entries_n;
 		break;
 	case NK_ARLINK: /* a thin archive's member */
+	case NK_DEBUG:  /* a binary's debug link */
 		out->st_mode = S_IFLNK | 0777;
 		break;
 	default: /* inside a binary (entries.h) */

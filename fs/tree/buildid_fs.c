@@ -1,7 +1,9 @@
 /* The .build-id directory of the mount (buildid_fs.h). */
 #include "tree/buildid_fs.h"
 #include "tree/buildid_remote.h"
+#include "tree/buildid_debug.h"
 #include "buildid/buildid_index.h"
+#include "buildid/debugsel.h"
 #include "buildid/debuginfod.h"
 #include "tree/check.h"
 #include "base/log.h"
@@ -96,6 +98,33 @@ static int lookup_prefix(struct node *dir, const char *name, struct node **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+/* <rest>.debug: the order of a binary's debug information (debugsel.h),
+ * the index's and the servers' debug files first, then, for the binary
+ * with that id, what else it has (buildid_debug.h). */
+static int lookup_debug(struct node *dir, const char *name, const uint8_t *id, unsigned len,
+                        struct node **out)
+{
+	struct dfacts f;
+	struct dsel *s = malloc(sizeof(*s));
+	char *buf = malloc(PATH_MAX);
+	dsel_facts_of_id(id, len, &f);
+	int ret = s && buf ? dsel_resolve(&f, true, DS_BUILDID, s) : -ENOMEM;
+	if (ret == 0 && s->pick == DS_BUILDID) {
+		ret = dsel_target(s, &f, true, buf, PATH_MAX);
+		*out = ret < 0 ? NULL
+		               : index_node(dir, NK_BIDLINK, name, s->serial, (uint64_t)ret,
+		                            s->slot);
+		ret = ret < 0 ? -ENOENT : *out ? 0 : -ENOMEM;
+	} else if (ret == 0 && s->pick == DS_DEBUGINFOD) {
+		ret = bidrem_link_node(dir, name, s->entry, out);
+	} else if (ret == 0) {
+		ret = biddbg_lookup(dir, name, id, len, out);
+	}
+	free(s);
+	free(buf);
+	return ret;
+}
+
 static int lookup_link(struct node *dir, const char *name, struct node **out)
 {
 	size_t len = strlen(name);
@@ -106,6 +135,8 @@ static int lookup_link(struct node *dir, const char *name, struct node **out)
 	if (hex % 2 || hex / 2 + 1 < BID_MIN || hex / 2 + 1 > BID_MAX ||
 	    !unhex(name, hex / 2, id + 1))
 		return -ENOENT;
+	if (debug)
+		return lookup_debug(dir, name, id, (unsigned)(hex / 2 + 1), out);
 	char *buf = malloc(PATH_MAX);
 	if (!buf)
 		return -ENOMEM;
@@ -171,10 +202,12 @@ int bidfs_list_root(struct dsnap *s)
 	return dsnap_add(s, elffs.buildid, DT_DIR, 0, NULL);
 }
 
-ssize_t bidfs_readlink(struct node *n, char *buf, size_t size)
+ssize_t bidfs_readlink(struct node *n, char *buf, size_t size, char *src)
 {
 	if (bidrem_is_link(n))
 		return bidrem_readlink(n, buf, size);
+	if (biddbg_is_link(n))
+		return biddbg_readlink(n, buf, size, src);
 	return bidx_target((uint32_t)n->aux, (uint32_t)n->gen, buf, size);
 }
 

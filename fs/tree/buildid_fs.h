@@ -42,8 +42,10 @@ int bidfs_list(struct node *dir, struct dsnap *s);
  * SOURCE's root has an entry of that name, listed or not). */
 int bidfs_list_root(struct dsnap *s);
 
-/* The target of link n; its length or -errno. */
-ssize_t bidfs_readlink(struct node *n, char *buf, size_t size);
+/* The target of link n; its length or -errno. src (PATH_MAX bytes): set
+ * for a link that leads to a binary's own debug file (buildid_debug.h) to
+ * the path in SOURCE whose access its reader needs. */
+ssize_t bidfs_readlink(struct node *n, char *buf, size_t size, char *src);
 
 /* user.elffs.* of the index directory: the value of name into buf
  * (XATTR_VALUE_MAX bytes, xattrtab.h), its length or -ENODATA. */

@@ -3,6 +3,7 @@
 #include "buildid/buildid_index.h"
 #include "buildid/debuginfod.h"
 #include "tree/check.h"
+#include "node/kinds.h"
 #include "text/xattrtab.h"
 
 #include <errno.h>
@@ -104,10 +105,13 @@ int bidrem_lookup_link(struct node *dir, const char *name, const uint8_t *id, un
                        bool debug, struct node **out)
 {
 	int e = dbgd_fetch(id, len, debug);
-	if (e < 0)
-		return e;
+	return e < 0 ? e : bidrem_link_node(dir, name, (uint32_t)e, out);
+}
+
+int bidrem_link_node(struct node *dir, const char *name, uint32_t e, struct node **out)
+{
 	char target[2 * BID_MAX + 32];
-	int tl = target_of((uint32_t)e, target, sizeof(target));
+	int tl = target_of(e, target, sizeof(target));
 	if (tl < 0)
 		return tl;
 	struct node *cand = node_new(NK_BIDLINK, name);
@@ -115,7 +119,7 @@ int bidrem_lookup_link(struct node *dir, const char *name, const uint8_t *id, un
 		return -ENOMEM;
 	cand->gen = 0;
 	cand->size = (uint64_t)tl;
-	cand->aux = BIDREM_LINK | (uint32_t)e;
+	cand->aux = BIDREM_LINK | e;
 	*out = node_attach(dir, cand, check_reuse_inner);
 	return 0;
 }
@@ -163,6 +167,8 @@ uint64_t bidrem_lookup_dev(fuse_ino_t parent, const char *name)
 	bool fetch = false;
 	if (dir && bidrem_is_dir(dir))
 		fetch = !entry_holds(dbgd_entry_of_name(name));
+	else if (dir && dir->kind == NK_BIN) /* a binary's debug link may ask */
+		fetch = strcmp(name, node_kind_name(NK_DEBUG)) == 0;
 	else if (dir && dir->kind == NK_BIDDIR)
 		fetch = needs_fetch((unsigned)dir->aux, name);
 	node_put(dir);

@@ -14,6 +14,7 @@
 #ifndef ELFFS_BUILDID_REMOTE_H
 #define ELFFS_BUILDID_REMOTE_H
 
+#include "buildid/debugsel.h"
 #include "node/nodes.h"
 
 #include <stdbool.h>
@@ -21,9 +22,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define BIDREM_NAME    ".remote"
-#define BIDREM_DIR_AUX 0x100u       /* aux of the .remote directory (NK_BIDDIR) */
-#define BIDREM_LINK    (1ULL << 32) /* in a link's aux: a remote entry's number below */
+#define BIDREM_NAME    DSEL_REMOTE_DIR /* ".remote": where a binary's debug link leads too */
+#define BIDREM_DIR_AUX 0x100u          /* aux of the .remote directory (NK_BIDDIR) */
+#define BIDREM_LINK    (1ULL << 32)    /* in a link's aux: a remote entry's number below */
 
 /* Whether dir/name is answered here (.remote, or a name inside it). */
 bool bidrem_handles(const struct node *dir, const char *name);
@@ -35,6 +36,9 @@ int bidrem_lookup(struct node *dir, const char *name, struct node **out);
  * does not have: asks the servers. */
 int bidrem_lookup_link(struct node *dir, const char *name, const uint8_t *id, unsigned len,
                        bool debug, struct node **out);
+
+/* The link name in dir to verified entry e (dbgd_fetch's answer). */
+int bidrem_link_node(struct node *dir, const char *name, uint32_t e, struct node **out);
 
 /* Whether n is a link to a remote view, and its target. */
 bool bidrem_is_link(const struct node *n);

@@ -2,6 +2,7 @@
 #include "tree/check.h"
 #include "content/arview.h"
 #include "cache/bincache.h"
+#include "cache/debugdata.h"
 #include "content/entries.h"
 #include "tree/bidfs_kind.h"
 #include "base/errors.h"
@@ -136,14 +137,17 @@ static int generation(struct node *n, uint64_t *gen, struct stat *st)
 }
 
 /* The view of n in the view *out of its binary (pinned; ret: how it was
- * got): the same, or the view of the archive member n is part of. */
+ * got): the same, or the view of the archive member n is part of, or of
+ * the MiniDebugInfo of its binary (gnu_debugdata/). */
 static int into_member(struct node *n, int ret, struct bview **out)
 {
 	struct node *m = node_vroot(n);
-	if (ret < 0 || !m || m->kind != NK_MEMBER)
+	if (ret < 0 || !m || (m->kind != NK_MEMBER && m->kind != NK_DDATA))
 		return ret;
 	struct bview *a = *out;
-	ret = m->gen == a->gen ? arview_member(a, (uint32_t)m->aux, out) : -ENOENT;
+	ret = m->gen != a->gen       ? -ENOENT
+	      : m->kind == NK_MEMBER ? arview_member(a, (uint32_t)m->aux, out)
+	                             : ddview_get(a, out);
 	if (ret < 0) {
 		bincache_release(a);
 		*out = NULL; /* callers that go on without a view must not see a */

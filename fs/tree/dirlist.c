@@ -211,7 +211,9 @@ const char *dirlist_name(const struct dirlist *d, size_t i, unsigned char *type)
 		return d->row->name_at(d->view, i);
 	}
 	const struct bin_entry *e = &d->rows[d->pick[i]];
-	*type = e->bytes == EB_DIR ? DT_DIR : DT_REG;
+	*type = e->bytes == EB_DIR || e->bytes == EB_VIEW ? DT_DIR
+	        : e->bytes == EB_LINK                     ? DT_LNK
+	                                                  : DT_REG;
 	return e->name;
 }
 

@@ -22,6 +22,8 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len)
 bool view_changed(const struct bview *v, uint64_t end)
 {
 	pfelf_identity now;
+	if (v->inner)
+		return false;
 	return src_identity_now(v->fh, v->root, &v->id, &now) == 0 &&
 	       (v->base + end > now.size || src_written_since(&v->id, &now));
 }

@@ -24,6 +24,7 @@ struct arview;
 struct reloctext;
 struct goview;
 struct node;
+struct dentry_data;
 
 /* What a parse found, immutable once built: the same in a core and in
  * each of its aliases (one field list for struct vparse and the fields of
@@ -46,7 +47,9 @@ struct node;
 	struct src_handle *fh; /* the handle of the file of id (mapped views), or NULL */          \
 	struct arview *ar;     /* an archive's members and texts (arview.h), or NULL */            \
 	uint64_t base;         /* a member's view: offset of its bytes in the source */            \
-	bool is_go;            /* a Go binary: go/ (entries.c, content/goview.h) */
+	uint32_t ddata;        /* index of its .gnu_debugdata section, 0 when none (entries.c) */  \
+	bool inner; /* the view of the file inside .gnu_debugdata: bytes the daemon owns */        \
+	bool is_go; /* a Go binary: go/ (entries.c, content/gotables.h) */
 
 struct vparse {
 	VIEW_PARSE_FIELDS
@@ -75,16 +78,22 @@ struct vcore {
 	VIEW_PARSE_UNION;
 	/* Built on first use, under lazy_lock (symview.h, textview.h, info.h). */
 	pthread_mutex_t lazy_lock;
-	struct symview *sym;       /* symview.h */
-	struct textstate *text;    /* [TEXT_NKINDS] info, symbols, ...: generators
-	                              and indexes (textview.h) */
-	struct infoplan *infoplan; /* what the info lines need */
-	struct reloctext *reloc;   /* what the relocations lines need (reloctext.h) */
-	struct goview *gov;        /* what go/ needs (content/goview.h) */
-	uint64_t cost;             /* bytes reserved in the budget (membudget.h) */
-	bool meta_charged;         /* pfelf's metadata tables are in cost */
-	uint64_t serial;           /* unique per parse (keys decompressed sections) */
-	char label[48];            /* the binary it was parsed for (log lines) */
+	struct symview *sym;        /* symview.h */
+	struct textstate *text;     /* [TEXT_NKINDS] info, symbols, ...: generators
+	                               and indexes (textview.h) */
+	struct infoplan *infoplan;  /* what the info lines need */
+	struct reloctext *reloc;    /* what the relocations lines need (reloctext.h) */
+	struct vcore *ddcore;       /* the view of its MiniDebugInfo, made on use
+	                               (cache/debugdata.h); its users in its refs */
+	struct dentry_data *ddhold; /* the decompressed bytes ddcore's handle reads */
+	struct goview *gov;         /* what go/ needs (content/gotables.h) */
+	char *minidbg;              /* minidebuginfo.debug, made on use (minidbg.h) */
+	uint64_t minidbg_size;
+	int minidbg_err;   /* -EIO: it cannot be made from this file */
+	uint64_t cost;     /* bytes reserved in the budget (membudget.h) */
+	bool meta_charged; /* pfelf's metadata tables are in cost */
+	uint64_t serial;   /* unique per parse (keys decompressed sections) */
+	char label[48];    /* the binary it was parsed for (log lines) */
 	/* Cache state, under the bincache lock (bincache.h); a member's core:
 	 * refs and lru under its archive core's lazy_lock (members.c). */
 	unsigned refs;           /* its aliases (a member's core: its users) */
@@ -244,7 +253,8 @@ void view_section_range(const pfelf_shdr *sh, uint64_t *off, uint64_t *len);
  * gets EIO. The file is the one v was parsed from, found by its handle
  * (renamed, moved or unlinked since: the same file), by path only where
  * handles are refused (a path that leads to another file now: v's own is
- * unchanged).
+ * unchanged). Never for the view of a file inside .gnu_debugdata (inner):
+ * its bytes are the daemon's own.
  */
 bool view_changed(const struct bview *v, uint64_t end);
 

@@ -1,10 +1,12 @@
 /* Compressed sections: SHF_COMPRESSED (an Elf32/Elf64 Chdr before the
- * stream) and legacy ".zdebug*" sections ("ZLIB" and an 8-byte big-endian
- * size). Decompression with zlib or libzstd straight into the caller's
- * buffer, which bounds the output; the compressed bytes are copied out of
- * the file first (at most 256 MiB), so a truncated file is an error, not a
- * crash. The stream must produce exactly ch_size bytes. */
+ * stream), legacy ".zdebug*" sections ("ZLIB" and an 8-byte big-endian
+ * size) and .gnu_debugdata (an xz stream whose index gives the size:
+ * xz.c). Decompression with zlib, libzstd or liblzma straight into the
+ * caller's buffer, which bounds the output; the compressed bytes are
+ * copied out of the file first (at most 256 MiB), so a truncated file is
+ * an error, not a crash. The stream must produce exactly ch_size bytes. */
 #include "pfelf_i.h"
+#include "elf/xz_i.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -52,6 +54,8 @@ PFELF_API int pfelf_section_chdr(pfelf_file *f, uint32_t index, pfelf_chdr *out)
 	if (s->status & PFELF_ST_OUT_OF_FILE)
 		return -EINVAL;
 	if (!(s->flags & SHF_COMPRESSED)) {
+		if (strcmp(s->name, PFELF_GNU_DEBUGDATA) == 0)
+			return pfelf__xz_chdr(f, s, out);
 		if (strncmp(s->name, ".zdebug", 7) != 0)
 			return -ENODATA;
 		return legacy_chdr(f, s, out);
@@ -128,7 +132,8 @@ PFELF_API ssize_t pfelf_section_decompress(pfelf_file *f, uint32_t index, void *
 	int ret = pfelf_section_chdr(f, index, &ch);
 	if (ret < 0)
 		return ret;
-	if (ch.type != PFELF_COMPRESS_ZLIB && ch.type != PFELF_COMPRESS_ZSTD)
+	if (ch.type != PFELF_COMPRESS_ZLIB && ch.type != PFELF_COMPRESS_ZSTD &&
+	    ch.type != PFELF_COMPRESS_XZ)
 		return -ENOTSUP;
 	if (ch.size > buflen || ch.size > SSIZE_MAX)
 		return -E2BIG;
@@ -139,10 +144,28 @@ PFELF_API ssize_t pfelf_section_decompress(pfelf_file *f, uint32_t index, void *
 		return ret;
 	if (ch.type == PFELF_COMPRESS_ZLIB)
 		ret = inflate_exact(src, (size_t)ch.data_size, buf, (size_t)ch.size);
-	else
+	else if (ch.type == PFELF_COMPRESS_ZSTD)
 		ret = zstd_exact(src, (size_t)ch.data_size, buf, (size_t)ch.size);
+	else
+		ret = pfelf__xz_decode(src, (size_t)ch.data_size, buf, (size_t)ch.size);
 	free(src);
 	return ret < 0 ? ret : (ssize_t)ch.size;
+}
+
+PFELF_API int pfelf_gnu_debugdata(pfelf_file *f, uint32_t *index, pfelf_chdr *out)
+{
+	const pfelf_shdr *s;
+	int ret = pfelf_section_by_name(f, PFELF_GNU_DEBUGDATA, &s);
+	if (ret < 0)
+		return ret;
+	ret = pfelf_section_chdr(f, s->index, out);
+	if (ret == -ENODATA)
+		return -ENOENT; /* NOBITS */
+	if (ret == 0 && out->type != PFELF_COMPRESS_XZ)
+		return -EINVAL; /* SHF_COMPRESSED: not MiniDebugInfo */
+	if (ret == 0)
+		*index = s->index;
+	return ret;
 }
 
 PFELF_API int pfelf_compress_type_name(uint32_t type, char *buf, size_t buflen)
@@ -152,6 +175,8 @@ PFELF_API int pfelf_compress_type_name(uint32_t type, char *buf, size_t buflen)
 		n = snprintf(buf, buflen, "ZLIB");
 	else if (type == PFELF_COMPRESS_ZSTD)
 		n = snprintf(buf, buflen, "ZSTD");
+	else if (type == PFELF_COMPRESS_XZ)
+		n = snprintf(buf, buflen, "XZ");
 	else
 		n = snprintf(buf, buflen, "0x%x", type);
 	return n < 0 ? -EINVAL : (size_t)n >= buflen ? -ENOSPC : n;

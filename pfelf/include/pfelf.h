@@ -1118,6 +1118,18 @@ PFELF_API int pfelf_cost_go(pfelf_file *f, pfelf_go_cost *out);
 
 #define PFELF_COMPRESS_ZLIB 1 /* ELFCOMPRESS_ZLIB */
 #define PFELF_COMPRESS_ZSTD 2 /* ELFCOMPRESS_ZSTD */
+/* Not an ELF ch_type (ELF defines none for xz): pfelf's name for the xz
+ * stream of a .gnu_debugdata section (MiniDebugInfo), which has no Chdr. */
+#define PFELF_COMPRESS_XZ 0x80000001u
+
+/* The section that holds MiniDebugInfo: an xz-compressed ELF file. */
+#define PFELF_GNU_DEBUGDATA ".gnu_debugdata"
+
+/* What the xz decoder may allocate (liblzma's memory limit): a stream
+ * made with `xz -9` (a 64 MiB dictionary) needs 65 MiB; one that needs
+ * more is refused as malformed. Pages the decoder never writes are never
+ * touched: what it holds in memory is about its output's size. */
+#define PFELF_XZ_MEMLIMIT ((uint64_t)72 << 20)
 
 /** How a section is compressed. */
 typedef struct pfelf_chdr {
@@ -1126,27 +1138,45 @@ typedef struct pfelf_chdr {
 	uint64_t align;       /* ch_addralign */
 	uint64_t data_offset; /* file offset of the compressed stream */
 	uint64_t data_size;   /* its length */
-	bool legacy;          /* a ".zdebug" section: "ZLIB" + 8-byte big-endian size */
+	bool legacy;          /* no Elf_Chdr: a ".zdebug" section ("ZLIB" + 8-byte
+	                         big-endian size) or .gnu_debugdata (an xz stream) */
 } pfelf_chdr;
 
 /**
- * The compression header of section index: SHF_COMPRESSED (Elf32/64_Chdr)
- * or a legacy .zdebug* section. Errors: -ENODATA (not compressed),
- * -EINVAL (header outside the section or the file), those of
- * pfelf_section.
+ * The compression header of section index: SHF_COMPRESSED (Elf32/64_Chdr),
+ * a legacy .zdebug* section, or .gnu_debugdata (type PFELF_COMPRESS_XZ,
+ * size the uncompressed size its xz stream's index gives, read without
+ * decoding; the stream is the whole section: data_offset and data_size are
+ * the section's). Errors: -ENODATA (not compressed), -EINVAL (header
+ * outside the section or the file; for .gnu_debugdata: not exactly one
+ * xz stream whose header, footer and index agree, an index over 1 MiB),
+ * -EIO, -ENOMEM, those of pfelf_section.
  */
 PFELF_API int pfelf_section_chdr(pfelf_file *f, uint32_t index, pfelf_chdr *out);
 
 /**
- * Decompress section index into buf (zlib or zstd), streaming from the
- * file with bounded memory. Returns ch_size; -E2BIG when ch_size > buflen
- * (nothing decompressed), -EINVAL when the stream is corrupt or does not
- * produce exactly ch_size bytes, -ENOTSUP for another ch_type, and the
- * errors of pfelf_section_chdr.
+ * Decompress section index into buf (zlib, zstd, or xz for
+ * .gnu_debugdata), with bounded memory (xz: PFELF_XZ_MEMLIMIT). Returns
+ * ch_size; -E2BIG when ch_size > buflen (nothing decompressed), -EINVAL
+ * when the stream is corrupt or does not produce exactly ch_size bytes
+ * (an xz index that lies about the blocks, a second stream, a decoder
+ * over its memory limit), -ENOTSUP for another ch_type, and the errors of
+ * pfelf_section_chdr.
  */
 PFELF_API ssize_t pfelf_section_decompress(pfelf_file *f, uint32_t index, void *buf, size_t buflen);
 
-/** ch_type as a name: "ZLIB", "ZSTD", or "0x%x". */
+/**
+ * The MiniDebugInfo of f: the index of its .gnu_debugdata section and that
+ * section's header as pfelf_section_chdr gives it (the uncompressed size
+ * from the xz index, nothing decoded). Decompress it with
+ * pfelf_section_decompress, and open the ELF file inside with
+ * pfelf_open_memory. Returns 0; -ENOENT (no such section, or NOBITS),
+ * -EINVAL (not one well-formed xz stream, or SHF_COMPRESSED), and the
+ * errors of pfelf_section_by_name and pfelf_section_chdr.
+ */
+PFELF_API int pfelf_gnu_debugdata(pfelf_file *f, uint32_t *index, pfelf_chdr *out);
+
+/** ch_type as a name: "ZLIB", "ZSTD", "XZ" (PFELF_COMPRESS_XZ), or "0x%x". */
 PFELF_API int pfelf_compress_type_name(uint32_t type, char *buf, size_t buflen);
 
 /* ============================================================ archives */

@@ -224,7 +224,8 @@ void walk_links_go(struct walk *w)
 
 static void walk_decompress(struct walk *w, uint32_t i, const pfelf_chdr *ch, size_t *budget)
 {
-	bool known = ch->type == PFELF_COMPRESS_ZLIB || ch->type == PFELF_COMPRESS_ZSTD;
+	bool known = ch->type == PFELF_COMPRESS_ZLIB || ch->type == PFELF_COMPRESS_ZSTD ||
+	             ch->type == PFELF_COMPRESS_XZ;
 	if (ch->size > MAX_INFLATE || ch->size > *budget) {
 		uint8_t b[1];
 		ssize_t r = pfelf_section_decompress(w->f, i, b, 0);

@@ -1,0 +1,196 @@
+/* A binary's `debug` link and its info lines (debugview.h). */
+#include "content/debugview.h"
+#include "buildid/debugsel.h"
+#include "content/minidbg.h"
+#include "node/namekey.h"
+#include "node/nodes.h"
+#include "text/textline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What one binary's choice needs: its facts, the choice, its path. */
+struct choice {
+	struct dfacts f;
+	struct dsel s;
+	char path[PATH_MAX];
+};
+
+/* The path in SOURCE of binary node bin into buf, or NULL when it has no
+ * place there that a link could lead from (a single-file mount, a remote
+ * view, a nested view's directory). */
+static const char *bin_path(const struct node *bin, char *buf, size_t size)
+{
+	if (!bin || bin->kind != NK_BIN || !bin->parent || !node_is_source(bin->parent))
+		return NULL;
+	return node_source_path(bin, buf, size) > 0 ? buf : NULL;
+}
+
+/* Whether minidebuginfo.debug can be made: made when looked at (once per
+ * core), else what an earlier try said. */
+static void mini_fact(struct bview *v, bool look, struct dfacts *f)
+{
+	const char *data;
+	uint64_t size;
+	struct vcore *c = view_core(v);
+	if (!f->mini)
+		return;
+	if (look)
+		f->mini_err = minidbg_bytes(v, &data, &size);
+	else {
+		pthread_mutex_lock(&c->lazy_lock);
+		f->mini_err = c->minidbg_err;
+		pthread_mutex_unlock(&c->lazy_lock);
+	}
+	f->mini = f->mini_err == 0;
+}
+
+/* The choice of binary node bin (v: its pinned view), looked at or
+ * peeked at; a malloc'd struct choice, or NULL (no memory, or v is no
+ * binary's own view). */
+static struct choice *choose(const struct node *bin, struct bview *v, bool look)
+{
+	if (!v || !v->f || v->outer || !bin || bin->kind != NK_BIN)
+		return NULL;
+	struct choice *c = malloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	struct vcore *core = view_core(v);
+	pthread_mutex_lock(&core->lazy_lock);
+	int ret = view_charge_meta(core); /* the debug link is one of pfelf's tables */
+	pthread_mutex_unlock(&core->lazy_lock);
+	const char *path = bin_path(bin, c->path, sizeof(c->path));
+	if (ret == 0)
+		ret = dsel_facts(v->f, path, false, &c->f);
+	if (ret == 0)
+		mini_fact(v, look, &c->f);
+	if (ret == 0)
+		ret = dsel_resolve(&c->f, look, path ? DS_BUILDID : DS_MINI, &c->s);
+	if (ret < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+bool debug_listed(const struct bview *v)
+{
+	struct choice *c = v ? choose(v->root, (struct bview *)v, false) : NULL; /* peeks only */
+	/* a debug link's file whose CRC is not checked yet most likely serves;
+	 * a build id not looked up yet most likely does not (most binaries'
+	 * debug files are elsewhere) */
+	bool listed = c && (c->s.pick != DS_NSRC || c->s.st[DS_DEBUGLINK] == DST_UNKNOWN);
+	free(c);
+	return listed;
+}
+
+int debug_link(struct node *bin, struct bview *v, char *buf, size_t size)
+{
+	if (!v || !v->f || v->outer || !bin || bin->kind != NK_BIN)
+		return -ENOENT;
+	struct choice *c = choose(bin, v, true);
+	if (!c)
+		return -ENOMEM;
+	int n = dsel_target(&c->s, &c->f, false, buf, size);
+	free(c);
+	return n;
+}
+
+int debug_readlink(struct node *n, struct bview *v, char *buf, size_t size, char *src)
+{
+	struct node *bin = node_vroot(n);
+	if (!v || !v->f || v->outer || !bin || bin->kind != NK_BIN)
+		return -ENOENT;
+	struct choice *c = choose(bin, v, true);
+	if (!c)
+		return -ENOMEM;
+	int len = dsel_target(&c->s, &c->f, false, buf, size);
+	const char *file = dsel_source_file(&c->s);
+	snprintf(src, PATH_MAX, "%s", file ? file : "");
+	free(c);
+	if (len >= 0 && ((uint64_t)len != n->size || name_key(buf) != n->aux))
+		len = -ENOENT; /* it leads elsewhere now: the kernel looks it up again */
+	return len;
+}
+
+/* ---------------------------------------------------------- info lines */
+
+static const char *const what[DS_NSRC] = {"build id", "debuginfod", "debuglink", DSEL_MINI_NAME,
+                                          DSEL_GO_NAME};
+
+/* "debug: ..." for the choice s into b. */
+static void served_line(const struct dsel *s, struct linebuf *b)
+{
+	lb_printf(b, "debug: %s",
+	          s->undecided ? "undecided (a lookup of debug decides), else " : "");
+	if (s->pick == DS_NSRC)
+		lb_printf(b, "none");
+	else if (s->pick >= DS_MINI)
+		lb_printf(b, "%s", what[s->pick]);
+	else {
+		lb_printf(b, "%s: ", what[s->pick]);
+		lb_field(b, s->where);
+	}
+	lb_end(b);
+}
+
+/* Append the line of b to the tail's text (len bytes so far, cap). */
+static int append(char **text, size_t *len, size_t *cap, const struct linebuf *b)
+{
+	if (*len + b->len + 1 > *cap) {
+		size_t want = (*len + b->len + 1) * 2;
+		char *t = realloc(*text, want);
+		if (!t)
+			return -ENOMEM;
+		*text = t;
+		*cap = want;
+	}
+	memcpy(*text + *len, b->p, b->len);
+	*len += b->len;
+	(*text)[*len] = '\0';
+	return 0;
+}
+
+/* The debug lines of s after the len bytes of *text. */
+static int debug_lines(const struct dsel *s, char **text, size_t *len, size_t *cap)
+{
+	char line[TEXT_LINE_MAX];
+	struct linebuf b = {line, 0};
+	served_line(s, &b);
+	int ret = append(text, len, cap, &b);
+	for (unsigned k = 0; ret == 0 && k < DS_NSRC && k < (unsigned)s->pick + 1; k++) {
+		if (k == (unsigned)s->pick || (s->st[k] != DST_NO && s->st[k] != DST_UNKNOWN))
+			continue;
+		b = (struct linebuf){line, 0};
+		lb_printf(&b, "debug not taken: ");
+		lb_field(&b, s->why[k]);
+		lb_end(&b);
+		ret = append(text, len, cap, &b);
+	}
+	return ret;
+}
+
+int info_node_tail(struct node *bin, struct bview *v, struct infotail *t)
+{
+	int ret = info_tail(bin, v, t);
+	if (ret < 0 || !bin || bin->kind != NK_BIN || !v->f || v->outer)
+		return ret;
+	struct choice *c = choose(bin, v, false);
+	size_t len = 0, cap = 0;
+	char *text = NULL;
+	ret = c ? debug_lines(&c->s, &text, &len, &cap) : -ENOMEM;
+	free(c);
+	if (ret == 0 && t->len) /* the "same build id" lines stay the last ones */
+		ret = append(&text, &len, &cap, &(struct linebuf){t->text, t->len});
+	info_tail_free(t);
+	if (ret < 0) {
+		free(text);
+		return ret;
+	}
+	t->text = text;
+	t->len = len;
+	t->hash = name_key(text); /* the whole tail's: the same lines, the same node */
+	return 0;
+}
