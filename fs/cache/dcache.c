@@ -200,8 +200,11 @@ static int made_entry(struct bview *v, uint64_t key, void *bytes, uint64_t size,
 		free(bytes);
 		return bytes ? -ENOMEM : -EIO; /* a made file is never empty */
 	}
-	*e = (struct dentry_data){
-	        .serial = view_core(v)->serial, .index = key, .size = size, .data = bytes, .refs = 1};
+	*e = (struct dentry_data){.serial = view_core(v)->serial,
+	                          .index = key,
+	                          .size = size,
+	                          .data = bytes,
+	                          .refs = 1};
 	*out = e;
 	return 0;
 }
@@ -209,8 +212,7 @@ static int made_entry(struct bview *v, uint64_t key, void *bytes, uint64_t size,
 /* Make file e of v into a new entry: within a reservation of the row's
  * guess, four times more after each -EFBIG up to the whole budget; the
  * entry keeps entry_cost of its size, the rest goes back. */
-static int make(struct bview *v, const struct bin_entry *e, uint64_t key,
-                struct dentry_data **out)
+static int make(struct bview *v, const struct bin_entry *e, uint64_t key, struct dentry_data **out)
 {
 	char what[80];
 	snprintf(what, sizeof(what), "%s of %s", e->name, view_core(v)->label);

@@ -1,15 +1,13 @@
 /* The table of a binary's entries and what each one needs from a parse. */
 #include "content/entries.h"
 #include "content/debugview.h"
-#include "content/gotables.h"
+#include "buildid/debugsel.h"
 #include "content/info.h"
 #include "content/minidbg.h"
-#include "node/namekey.h"
 #include "content/symview.h"
 
 #include <elf.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,7 +408,7 @@ static void debugdata(struct vcore *v)
 
 int entries_build(struct vcore *v)
 {
-	v->is_go = goview_present(v->f);
+	v->is_go = dsel_go_debug(v->f);
 	int ret = build_id(v);
 	if (ret == 0)
 		debugdata(v);

@@ -92,4 +92,3 @@ const char *go_dir_name_at(struct bview *v, size_t i)
 			return go_entries[k].name;
 	return "";
 }
-

@@ -121,7 +121,10 @@ static int add_func(struct gobuild *b, uint32_t index)
 
 static int write_all(struct gobuild *b, uint32_t nfunc, void **bytes, uint64_t *size)
 {
-	int ret = pfelf_dbgw_copy_layout(b->w, b->f);
+	/* A binary without section headers gives no section to copy: the
+	 * writer's own .text over the functions then places them (binutils
+	 * answers only for addresses in an allocated section). */
+	int ret = pfelf_section_count(b->f) > 0 ? pfelf_dbgw_copy_layout(b->w, b->f) : 0;
 	if (ret == 0)
 		ret = add_units(b);
 	for (uint32_t i = 0; ret == 0 && i < nfunc; i++)

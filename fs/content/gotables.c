@@ -7,23 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------- presence */
-
-bool goview_present(pfelf_file *f)
-{
-	static const char *const names[] = {".go.buildinfo", ".gopclntab", ".data.rel.ro.gopclntab"};
-	const pfelf_shdr *sh;
-	char id[8];
-	int nsec = pfelf_section_count(f);
-	for (size_t i = 0; nsec > 0 && i < sizeof(names) / sizeof(names[0]); i++)
-		if (pfelf_section_by_name(f, names[i], &sh) == 0)
-			return true;
-	int ret = pfelf_go_build_id(f, id, sizeof(id));
-	if (ret >= 0 || ret == -ENOSPC)
-		return true;
-	return nsec <= 0 && pfelf_is_go(f) == 1; /* no section names to go by */
-}
-
 /* ------------------------------------------------------- the Go tables */
 
 /* What pfelf keeps for the Go tables of f and the readers a core keeps. */
@@ -214,12 +197,15 @@ void goview_info_line(const struct vcore *c, uint32_t j, struct linebuf *b)
 	else if (j == 0)
 		lb_printf(b, "go functions: %" PRIu32, t->nfunc);
 	else if (j == 1)
-		lb_printf(b, "go pclntab: Go %s format (magic 0x%08" PRIx32 "), %s, offset 0x%" PRIx64
-		             ", %" PRIu64 " bytes",
-		          format_name(t->version), t->magic, where_name(t->where), t->offset, t->size);
+		lb_printf(b,
+		          "go pclntab: Go %s format (magic 0x%08" PRIx32 "), %s, offset 0x%" PRIx64
+		          ", %" PRIu64 " bytes",
+		          format_name(t->version), t->magic, where_name(t->where), t->offset,
+		          t->size);
 	else if (t->text_from == PFELF_GO_TEXT_ABSOLUTE)
 		lb_printf(b, "go text start: none (entries are addresses in Go %s tables)",
 		          format_name(t->version));
 	else
-		lb_printf(b, "go text start: 0x%" PRIx64 " (%s)", t->text, text_origin(t->text_from));
+		lb_printf(b, "go text start: 0x%" PRIx64 " (%s)", t->text,
+		          text_origin(t->text_from));
 }

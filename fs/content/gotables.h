@@ -10,7 +10,7 @@
  *
  * This file: the Go tables of a core and their readers.
  * Whether a binary has go/ is decided at parse from what it costs nothing
- * to look at (goview_present); what go/ holds is known once its tables are
+ * to look at (dsel_go_debug, buildid/debugsel.h); what go/ holds is known once its tables are
  * loaded, on the first listing of go/ or lookup inside (goview_load):
  * buildinfo when there is build info, functions and debug when the pclntab
  * checks out. pfelf's Go tables are charged to the core once loaded (a
@@ -34,23 +34,15 @@
 
 /* What go/ of a core needs, made on first use (goview_load). */
 struct goview {
-	bool loaded;         /* the fields below are set (under the core's lazy_lock) */
-	int table_err;       /* pfelf_go_table_get's answer: 0, -ENOENT, -EINVAL */
-	pfelf_go_table t;    /* when table_err is 0 */
-	int info_err;        /* pfelf_go_buildinfo's answer: 0, -ENOENT, -EINVAL */
-	bool info_over;      /* info's plan found the tables over the memory budget */
+	bool loaded;      /* the fields below are set (under the core's lazy_lock) */
+	int table_err;    /* pfelf_go_table_get's answer: 0, -ENOENT, -EINVAL */
+	pfelf_go_table t; /* when table_err is 0 */
+	int info_err;     /* pfelf_go_buildinfo's answer: 0, -ENOENT, -EINVAL */
+	bool info_over;   /* info's plan found the tables over the memory budget */
 	pthread_mutex_t pool_lock;
 	pfelf_go_reader *pool[GOVIEW_READERS]; /* idle readers of the core's handle */
 	unsigned npool;
 };
-
-/*
- * Whether the binary open as f shows go/, from what costs nothing more
- * than its parse: a section .go.buildinfo, .gopclntab or
- * .data.rel.ro.gopclntab, or a Go build id note; and for a file without
- * section headers pfelf_is_go (the build info's magic).
- */
-bool goview_present(pfelf_file *f);
 
 /*
  * Load the Go tables of core c (its lazy_lock held, its handle open) and
