@@ -1,7 +1,7 @@
 /*
  * The entries of a binary's directory, in one table (entries.c): info,
  * header, sections/, segments/, symbols, symbol/, build-id, decompressed/,
- * relocations, gnu_debugdata/.
+ * relocations, gnu_debugdata/, minidebuginfo.debug, debug, go/.
  * A row says what the entry is called, the kind of its node, whether it is
  * a file or a directory, when a binary has it, how its node is made (size
  * and aux, nodes.h) and where its bytes come from; a directory's row also
