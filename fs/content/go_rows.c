@@ -48,22 +48,23 @@ const struct bin_entry go_entries[] = {
 
 const size_t go_entries_n = sizeof(go_entries) / sizeof(go_entries[0]);
 
-/* Whether loaded state g shows row i of go_entries. */
-static bool shows(const struct goview *g, size_t i)
+/* Whether loaded state g shows row e: buildinfo with build info, the
+ * others with a pclntab that holds together. */
+static bool shows(const struct goview *g, const struct bin_entry *e)
 {
-	return i == 0 ? g->info_err == 0 : g->table_err == 0;
+	return e->kind == NK_GOINFO ? g->info_err == 0 : g->table_err == 0;
 }
 
 int go_dir_lookup(struct bview *v, const char *name, struct entry_file *out)
 {
 	const struct goview *g;
-	int ret = goview_get(v, &g);
+	int ret = goview_get(v, &g); /* -ENOENT: not a Go binary (any more) */
 	if (ret < 0)
-		return ret == -ENOENT ? -EIO : ret; /* go/ was listed: its tables went bad */
+		return ret;
 	for (size_t i = 0; i < go_entries_n; i++) {
 		if (strcmp(name, go_entries[i].name) != 0)
 			continue;
-		if (!shows(g, i))
+		if (!shows(g, &go_entries[i]))
 			return -ENOENT;
 		out->kind = go_entries[i].kind;
 		return entry_shape(&go_entries[i], NULL, v, &out->size, &out->aux);
@@ -77,9 +78,9 @@ int go_dir_count(struct bview *v, size_t *n)
 	int ret = goview_get(v, &g);
 	*n = 0;
 	if (ret < 0)
-		return ret == -ENOENT ? -EIO : ret;
+		return ret;
 	for (size_t i = 0; i < go_entries_n; i++)
-		*n += shows(g, i);
+		*n += shows(g, &go_entries[i]);
 	return 0;
 }
 
@@ -88,7 +89,7 @@ const char *go_dir_name_at(struct bview *v, size_t i)
 {
 	const struct goview *g = view_core(v)->gov;
 	for (size_t k = 0; k < go_entries_n; k++)
-		if (shows(g, k) && i-- == 0)
+		if (shows(g, &go_entries[k]) && i-- == 0)
 			return go_entries[k].name;
 	return "";
 }

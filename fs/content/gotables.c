@@ -65,9 +65,10 @@ int goview_get(struct bview *v, const struct goview **out)
 {
 	struct vcore *c = view_core(v);
 	pthread_mutex_lock(&c->lazy_lock);
+	bool was = c->gov && c->gov->loaded;
 	int ret = goview_load(c);
 	pthread_mutex_unlock(&c->lazy_lock);
-	if (ret == 0)
+	if (ret == 0 && !was) /* the table's pages read now: out of the resident set */
 		view_drop_pages(c);
 	*out = c->gov;
 	return ret;
