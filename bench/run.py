@@ -8,7 +8,8 @@ Groups, in order: libelf (5), meta (4), seq (1, 2, 6), rand (3, 6),
 memory (7), sweep (the plot's data), io (the I/O policy), passthrough
 (`elf` through FUSE passthrough), reqsize (read requests of 1 to 16 MiB),
 lsdir (first ls -l of a 1,200-file directory), access (other users
-checked against SOURCE under allow_other), walk (the first and second find
+checked against SOURCE under allow_other), go (go/ against Go's
+debug/gosym: m_go.py), walk (the first and second find
 of /usr/share and of a generated 1,000,000-file tree, cold; not run by
 default), uring (FUSE over io_uring against /dev/fuse; not run by
 default) and minidebug (the first read of a 10 MiB MiniDebugInfo view and
@@ -25,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import inputs  # noqa: E402
 import m_access  # noqa: E402
+import m_go  # noqa: E402
 import m_io  # noqa: E402
 import m_libelf  # noqa: E402
 import m_memory  # noqa: E402
@@ -40,7 +42,7 @@ from benchlib import Ctx, log, save  # noqa: E402
 from report import table_text  # noqa: E402
 
 GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "passthrough", "reqsize",
-          "lsdir", "access", "walk", "uring", "minidebug"]
+          "lsdir", "access", "go", "walk", "uring", "minidebug"]
 BIG_MIB = 1024
 MEMORY_LIB_BYTES = 400 * 10**6  # with the 1 GiB section: about 1.5 GB served
 
@@ -90,6 +92,10 @@ def group_walk(ctx):
 
 def group_minidebug(ctx):
     m_minidebug.measure(ctx)
+
+
+def group_go(ctx):
+    m_go.measure(ctx)
 
 
 def group_access(ctx):

@@ -33,7 +33,7 @@
 /* What a reservation is for (reported apart). */
 enum membudget_kind {
 	MB_VIEWS,        /* parsed views (bincache.c, view.c, textview.c, symfiles.c) */
-	MB_DECOMPRESSED, /* decompressed sections (dcache.c) */
+	MB_DECOMPRESSED, /* decompressed sections and made files (dcache.c) */
 	MB_LISTINGS,     /* directory handles and their snapshots (dirlist.c) */
 	MB_NKINDS,
 };

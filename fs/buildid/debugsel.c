@@ -30,8 +30,28 @@ static void say(struct dsel *s, enum dsrc k, enum dstate st, const char *fmt, ..
 
 bool dsel_go_debug(pfelf_file *f)
 {
-	(void)f; /* Go's pclntab as a debug file: none yet */
-	return false;
+	static const char *const names[] = {".go.buildinfo", ".gopclntab",
+	                                    ".data.rel.ro.gopclntab"};
+	const pfelf_shdr *sh;
+	char id[8];
+	int nsec = pfelf_section_count(f);
+	for (size_t i = 0; nsec > 0 && i < sizeof(names) / sizeof(names[0]); i++)
+		if (pfelf_section_by_name(f, names[i], &sh) == 0)
+			return true;
+	int ret = pfelf_go_build_id(f, id, sizeof(id));
+	if (ret >= 0 || ret == -ENOSPC)
+		return true;
+	return nsec <= 0 && pfelf_is_go(f) == 1; /* no section names to go by */
+}
+
+void dsel_go_look(pfelf_file *f, struct dfacts *out)
+{
+	pfelf_go_table t;
+	int ret = out->go ? pfelf_go_table_get(f, &t) : 0;
+	if (ret < 0) {
+		out->go = false;
+		out->go_err = ret;
+	}
 }
 
 int dsel_facts(pfelf_file *f, const char *path, bool nested, struct dfacts *out)
@@ -214,6 +234,11 @@ static void step_go(const struct dfacts *f, bool look, struct dsel *s)
 	(void)look;
 	if (f->go)
 		s->st[DS_GO] = DST_YES;
+	else if (f->go_err)
+		say(s, DS_GO, DST_NO, DSEL_GO_NAME ": %s",
+		    f->go_err == -ENOENT   ? "no pclntab found"
+		    : f->go_err == -EINVAL ? "its pclntab does not hold together"
+		                           : strerror(-f->go_err));
 }
 
 static void (*const steps[DS_NSRC])(const struct dfacts *, bool, struct dsel *) = {

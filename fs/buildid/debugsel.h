@@ -58,6 +58,8 @@ struct dfacts {
 	bool mini;               /* minidebuginfo.debug */
 	int mini_err;            /* MiniDebugInfo whose file cannot be made: -errno */
 	bool go;                 /* go/debug */
+	int go_err;              /* its pclntab looked at and not taken: -ENOENT (none
+	                            found), -EINVAL (it does not hold together), -errno */
 	/* Where it is: its path in SOURCE ("dir/name"), NULL for a binary
 	 * with no place there (a single-file mount, a remote view). */
 	const char *path;
@@ -85,8 +87,20 @@ struct dsel {
  */
 int dsel_facts(pfelf_file *f, const char *path, bool nested, struct dfacts *out);
 
-/* Whether the binary open as f has a go/debug (none yet). */
+/*
+ * Whether the binary open as f shows go/ (content/gotables.h), from what
+ * costs nothing more than its parse: a section .go.buildinfo, .gopclntab
+ * or .data.rel.ro.gopclntab, or a Go build id note; for a file without
+ * section headers, pfelf_is_go (the build info's magic). Its go/debug is
+ * there unless its pclntab is not found or does not hold together, which
+ * only reading it tells (dsel_go_look; a view's: content/debugview.c).
+ */
 bool dsel_go_debug(pfelf_file *f);
+
+/* Read the pclntab of the binary open as f (a handle of the caller's own,
+ * which keeps the table): out->go stays when it holds together, else
+ * out->go_err says why not. */
+void dsel_go_look(pfelf_file *f, struct dfacts *out);
 
 /* The facts of a build id alone (no binary read: path NULL), for
  * .build-id/<xx>/<rest>.debug before it looks for its binary. */

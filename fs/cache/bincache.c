@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "base/membudget.h"
 #include "cache/core.h"
+#include "content/gotables.h"
 #include "cache/corefind.h"
 #include "cache/debugdata.h"
 #include "cache/members.h"
@@ -98,6 +99,7 @@ static void handle_closing(struct vcore *c)
 static struct vhandle handle_taken(struct vcore *c)
 {
 	struct vhandle h = {c->f, c->arch};
+	goview_handle_gone(c); /* readers of the handle go with it */
 	handle_closing(c);
 	c->f = NULL;
 	c->arch = NULL;

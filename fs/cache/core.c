@@ -3,6 +3,7 @@
 #include "cache/dcache.h"
 #include "content/arview.h"
 #include "content/entries.h"
+#include "content/gotables.h"
 #include "content/symview.h"
 #include "content/textview.h"
 #include "source/source.h"
@@ -73,6 +74,7 @@ void core_free(struct vcore *c)
 	dcache_release(c->ddhold);
 	arview_free(c);
 	entries_free(c);
+	goview_free(c);
 	symview_free(c);
 	textview_free(c);
 	dcache_forget(c->serial);

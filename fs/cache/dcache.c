@@ -1,7 +1,8 @@
-/* The cache of decompressed sections, within the memory budget. */
+/* The cache of decompressed sections and made files, within the memory budget. */
 #include "cache/dcache.h"
 #include "base/elffs.h"
 #include "base/membudget.h"
+#include "content/entries.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,9 +10,12 @@
 #include <stdlib.h>
 #include <sys/queue.h>
 
+/* The key of a made file: the kind of its node, above every section index. */
+#define MADE_KEY(k) ((uint64_t)1 << 32 | (uint64_t)(k))
+
 struct dentry_data {
-	uint64_t serial; /* key: the core view's serial, section index */
-	uint32_t index;
+	uint64_t serial; /* key: the core view's serial, section index or MADE_KEY */
+	uint64_t index;
 	uint64_t size;
 	char *data;
 	unsigned refs;
@@ -22,7 +26,7 @@ struct dentry_data {
 TAILQ_HEAD(dentry_list, dentry_data);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dentry_list entries = TAILQ_HEAD_INITIALIZER(entries);
+static struct dentry_list cached = TAILQ_HEAD_INITIALIZER(cached);
 
 /* What an entry of size bytes takes (reserved in the budget). */
 static uint64_t entry_cost(uint64_t size)
@@ -32,12 +36,12 @@ static uint64_t entry_cost(uint64_t size)
 
 static void unlink_entry(struct dentry_data *e)
 {
-	TAILQ_REMOVE(&entries, e, link);
+	TAILQ_REMOVE(&cached, e, link);
 }
 
 static void push_front(struct dentry_data *e)
 {
-	TAILQ_INSERT_HEAD(&entries, e, link);
+	TAILQ_INSERT_HEAD(&cached, e, link);
 }
 
 static void entry_free(struct dentry_data *e)
@@ -47,10 +51,10 @@ static void entry_free(struct dentry_data *e)
 	free(e);
 }
 
-static struct dentry_data *hit(uint64_t serial, uint32_t index)
+static struct dentry_data *hit(uint64_t serial, uint64_t index)
 {
 	struct dentry_data *e;
-	TAILQ_FOREACH(e, &entries, link)
+	TAILQ_FOREACH(e, &cached, link)
 	if (e->serial == serial && e->index == index)
 		break;
 	if (e) {
@@ -65,7 +69,7 @@ static struct dentry_data *hit(uint64_t serial, uint32_t index)
 static struct dentry_data *oldest_idle(void)
 {
 	struct dentry_data *e;
-	TAILQ_FOREACH_REVERSE(e, &entries, dentry_list, link)
+	TAILQ_FOREACH_REVERSE(e, &cached, dentry_list, link)
 	if (!e->refs)
 		break;
 	return e;
@@ -137,7 +141,19 @@ static int decompress(struct bview *v, uint32_t index, uint64_t size, struct den
 	return 0;
 }
 
-/* Reserve, decompress, and publish (unless another open did it first). */
+/* Publish new entry mine (unless another open did it first) into *out. */
+static void publish(struct dentry_data *mine, struct dentry_data **out)
+{
+	pthread_mutex_lock(&lock);
+	*out = hit(mine->serial, mine->index); /* another open won the race */
+	if (!*out)
+		push_front(*out = mine);
+	pthread_mutex_unlock(&lock);
+	if (*out != mine)
+		entry_free(mine);
+}
+
+/* Reserve, decompress, and publish. */
 static int fill(struct bview *v, uint32_t index, uint64_t size, struct dentry_data **out)
 {
 	char what[80];
@@ -151,13 +167,7 @@ static int fill(struct bview *v, uint32_t index, uint64_t size, struct dentry_da
 		membudget_release(MB_DECOMPRESSED, entry_cost(size));
 		return ret;
 	}
-	pthread_mutex_lock(&lock);
-	*out = hit(mine->serial, index); /* another open won the race */
-	if (!*out)
-		push_front(*out = mine);
-	pthread_mutex_unlock(&lock);
-	if (*out != mine)
-		entry_free(mine);
+	publish(mine, out);
 	return 0;
 }
 
@@ -177,6 +187,84 @@ int dcache_get(struct bview *v, uint32_t index, uint64_t size, const char **data
 	return 0;
 }
 
+/* What a made entry holds besides the bytes its make is given room for. */
+#define MADE_HEAD 256
+
+/* A new entry of the size bytes made at bytes (the caller reserved
+ * entry_cost(size) and gives them up on error). */
+static int made_entry(struct bview *v, uint64_t key, void *bytes, uint64_t size,
+                      struct dentry_data **out)
+{
+	struct dentry_data *e = bytes ? calloc(1, sizeof(*e)) : NULL;
+	if (!e) {
+		free(bytes);
+		return bytes ? -ENOMEM : -EIO; /* a made file is never empty */
+	}
+	*e = (struct dentry_data){.serial = view_core(v)->serial,
+	                          .index = key,
+	                          .size = size,
+	                          .data = bytes,
+	                          .refs = 1};
+	*out = e;
+	return 0;
+}
+
+/* Make file e of v into a new entry: within a reservation of the row's
+ * guess, four times more after each -EFBIG up to the whole budget; the
+ * entry keeps entry_cost of its size, the rest goes back. */
+static int make(struct bview *v, const struct bin_entry *e, uint64_t key, struct dentry_data **out)
+{
+	char what[80];
+	snprintf(what, sizeof(what), "%s of %s", e->name, view_core(v)->label);
+	uint64_t limit = membudget_limit(), max = e->make_guess(v);
+	for (;;) {
+		max = max < MADE_HEAD * 2 ? MADE_HEAD * 2 : max > limit ? limit : max;
+		int ret = membudget_reserve(MB_DECOMPRESSED, max, 0, what);
+		if (ret < 0)
+			return ret;
+		void *bytes = NULL;
+		uint64_t size = 0;
+		ret = e->make(v, max - MADE_HEAD, &bytes, &size);
+		if (ret == 0 && view_changed(v, v->fsize)) /* read while it was written */
+			ret = -EIO;
+		if (ret == 0) {
+			membudget_release(MB_DECOMPRESSED, max - entry_cost(size));
+			ret = made_entry(v, key, bytes, size, out);
+			if (ret < 0)
+				membudget_release(MB_DECOMPRESSED, entry_cost(size));
+			return ret;
+		}
+		free(bytes);
+		membudget_release(MB_DECOMPRESSED, max);
+		if (ret != -EFBIG || max >= limit)
+			return ret;
+		max = max > limit / 4 ? limit : max * 4;
+	}
+}
+
+int dcache_made(struct bview *v, enum node_kind k, const char **data, uint64_t *size,
+                struct dentry_data **out)
+{
+	const struct bin_entry *e = entry_of_kind(k);
+	uint64_t key = MADE_KEY(k);
+	if (!e || e->bytes != EB_MADE)
+		return -EIO;
+	pthread_mutex_lock(&lock);
+	struct dentry_data *d = hit(view_core(v)->serial, key);
+	pthread_mutex_unlock(&lock);
+	if (!d) {
+		struct dentry_data *mine = NULL;
+		int ret = make(v, e, key, &mine);
+		if (ret < 0)
+			return ret;
+		publish(mine, &d);
+	}
+	*data = d->data;
+	*size = d->size;
+	*out = d;
+	return 0;
+}
+
 void dcache_release(struct dentry_data *e)
 {
 	if (!e)
@@ -191,7 +279,7 @@ void dcache_release(struct dentry_data *e)
  * the cache (lock held) into *out. */
 static void take_idle(uint64_t serial, bool all, struct dentry_list *out)
 {
-	struct dentry_data *e = TAILQ_FIRST(&entries), *next;
+	struct dentry_data *e = TAILQ_FIRST(&cached), *next;
 	for (; e; e = next) {
 		next = TAILQ_NEXT(e, link);
 		if (e->refs || (!all && e->serial != serial))

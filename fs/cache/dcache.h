@@ -1,7 +1,9 @@
 /*
- * The cache of decompressed sections (decompressed/<name>): filled on
- * open, shared by the open files of one section (and by the links of one
- * file: the key is the core view's serial), kept in an LRU within the
+ * The cache of decompressed sections (decompressed/<name>) and of the
+ * files the daemon makes whole (EB_MADE rows, entries.h: go/debug):
+ * filled on open (a made file also on lookup, which needs its size),
+ * shared by the open files of one section or file (and by the links of
+ * one file: the key is the core view's serial), kept in an LRU within the
  * daemon's memory budget (membudget.h), where idle entries are given back
  * with idle views, least recently used first. Entries in use are never
  * evicted.
@@ -9,6 +11,7 @@
 #ifndef ELFFS_DCACHE_H
 #define ELFFS_DCACHE_H
 
+#include "node/node.h"
 #include "view/view.h"
 
 #include <stddef.h>
@@ -40,6 +43,19 @@ static inline int dcache_acquire(struct bview *v, uint64_t ino, uint32_t index, 
 	(void)ino;
 	return dcache_get(v, index, size, data, e);
 }
+
+/*
+ * The bytes of the file of kind k (an EB_MADE row) of view v (pinned):
+ * *data (*size bytes) held until dcache_release(*e). Made by the row's
+ * make on a miss, within reservations of the budget that start at the
+ * row's guess and grow fourfold after each -EFBIG of the make up to the
+ * whole budget; the entry then keeps what its bytes cost. A view whose
+ * file was written while it was made gives -EIO. Errors: -EFBIG (more
+ * than the whole budget), -ENOMEM (no room beside what is in use, or
+ * malloc), -EIO (the make's other errors).
+ */
+int dcache_made(struct bview *v, enum node_kind k, const char **data, uint64_t *size,
+                struct dentry_data **e);
 
 /* Drop a reference (NULL is allowed). */
 void dcache_release(struct dentry_data *e);

@@ -1,6 +1,7 @@
 /* A binary's `debug` link and its info lines (debugview.h). */
 #include "content/debugview.h"
 #include "buildid/debugsel.h"
+#include "content/gotables.h"
 #include "content/minidbg.h"
 #include "node/namekey.h"
 #include "node/nodes.h"
@@ -47,6 +48,29 @@ static void mini_fact(struct bview *v, bool look, struct dfacts *f)
 	f->mini = f->mini_err == 0;
 }
 
+/* Whether go/debug is there: its pclntab read when looked at (once per
+ * core, goview_get), else what is known (a table not read yet most likely
+ * holds together). */
+static void go_fact(struct bview *v, bool look, struct dfacts *f)
+{
+	struct vcore *c = view_core(v);
+	const struct goview *g = NULL;
+	int ret = 0;
+	if (!f->go)
+		return;
+	if (look) {
+		ret = goview_get(v, &g);
+	} else {
+		pthread_mutex_lock(&c->lazy_lock);
+		ret = c->gov && c->gov->loaded ? c->gov->table_err : 0;
+		pthread_mutex_unlock(&c->lazy_lock);
+	}
+	if (ret == 0 && g)
+		ret = g->table_err;
+	f->go_err = ret;
+	f->go = ret == 0;
+}
+
 /* The choice of binary node bin (v: its pinned view), looked at or
  * peeked at, into *out (malloc'd): 0; -ENOENT (v is no binary's own
  * view), -ENOMEM, -EFBIG (the binary's tables are over the budget). */
@@ -66,6 +90,8 @@ static int choose(const struct node *bin, struct bview *v, bool look, struct cho
 		ret = dsel_facts(v->f, path, false, &c->f);
 	if (ret == 0)
 		mini_fact(v, look, &c->f);
+	if (ret == 0)
+		go_fact(v, look, &c->f);
 	if (ret == 0)
 		ret = dsel_resolve(&c->f, look, path ? DS_BUILDID : DS_MINI, &c->s);
 	if (ret < 0) {

@@ -1,14 +1,13 @@
 /* The table of a binary's entries and what each one needs from a parse. */
 #include "content/entries.h"
 #include "content/debugview.h"
+#include "buildid/debugsel.h"
 #include "content/info.h"
 #include "content/minidbg.h"
-#include "node/namekey.h"
 #include "content/symview.h"
 
 #include <elf.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +50,12 @@ static bool has_compressed(const struct bview *v)
 static bool has_debugdata(const struct bview *v)
 {
 	return v && v->ddata && !v->outer;
+}
+
+/* Go's tables: a binary's own (not an archive member's, nor a view nested in another). */
+static bool has_go(const struct bview *v)
+{
+	return v && v->is_go && !v->outer;
 }
 
 /* ------------------------------------------------------------ node shapes */
@@ -120,6 +125,15 @@ static int debugdata_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
 {
 	(void)v;
 	*size = entries_n;
+	*aux = 0;
+	return 0;
+}
+
+/* go/: its files (go_rows.c), at most three. */
+static int godir_shape(const struct bview *v, uint64_t *size, uint64_t *aux)
+{
+	(void)v;
+	*size = go_entries_n;
 	*aux = 0;
 	return 0;
 }
@@ -342,51 +356,19 @@ const struct bin_entry entries[] = {
          .present = debug_listed,
          .link = debug_link,
          .lookup_only = true},
+        {.name = "go",
+         .usage = "go/<name>              Go's tables: buildinfo, functions, debug (Go binaries)",
+         .kind = NK_GODIR,
+         .bytes = EB_DIR,
+         .present = has_go,
+         .shape = godir_shape,
+         .file_kind = NK_DIR, /* rows of their own: go_entries[] */
+         .lookup = go_dir_lookup,
+         .count = go_dir_count,
+         .name_at = go_dir_name_at},
 };
 
 const size_t entries_n = sizeof(entries) / sizeof(entries[0]);
-
-/* A link row's node: its target's length and the hash of its target. */
-static int link_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
-                      uint64_t *aux)
-{
-	char *target = malloc(PATH_MAX);
-	if (!target)
-		return -ENOMEM;
-	int n = e->link(bin, v, target, PATH_MAX);
-	if (n >= 0) {
-		*size = (uint64_t)n;
-		*aux = name_key(target);
-	}
-	free(target);
-	return n < 0 ? n : 0;
-}
-
-int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, uint64_t *size,
-                uint64_t *aux)
-{
-	if (e->link) /* decided here: present is what a listing shows */
-		return link_shape(e, bin, v, size, aux);
-	if (e->present && !e->present(v))
-		return -ENOENT;
-	if (e->blob) {
-		const char *data;
-		*aux = 0;
-		return e->blob(v, &data, size);
-	}
-	if (e->bytes == EB_TEXT) {
-		struct infotail t = {0};
-		*aux = 0;
-		int ret = textview_size(v, e->text, size);
-		if (ret == 0 && e->tail)
-			ret = e->tail(bin, v, &t);
-		*size += t.len;
-		*aux = t.hash;
-		info_tail_free(&t);
-		return ret;
-	}
-	return e->shape(v, size, aux);
-}
 
 /* ------------------------------------------------------ made at parse */
 
@@ -445,6 +427,7 @@ static void debugdata(struct vcore *v)
 
 int entries_build(struct vcore *v)
 {
+	v->is_go = dsel_go_debug(v->f);
 	int ret = build_id(v);
 	if (ret == 0)
 		debugdata(v);

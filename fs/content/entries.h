@@ -1,7 +1,7 @@
 /*
  * The entries of a binary's directory, in one table (entries.c): info,
  * header, sections/, segments/, symbols, symbol/, build-id, decompressed/,
- * relocations, gnu_debugdata/.
+ * relocations, gnu_debugdata/, minidebuginfo.debug, debug, go/.
  * A row says what the entry is called, the kind of its node, whether it is
  * a file or a directory, when a binary has it, how its node is made (size
  * and aux, nodes.h) and where its bytes come from; a directory's row also
@@ -37,6 +37,9 @@ enum entry_bytes {
 	               of a binary (gnu_debugdata/: cache/debugdata.h) */
 	EB_BLOB,    /* bytes the view makes on first use (at the lookup: its size)
 	               and keeps, copied at each read */
+	EB_MADE,    /* a file the daemon makes whole from the view (the row's make),
+	               kept in the cache of made bytes (dcache.h), its size that of
+	               what was made */
 };
 
 struct infotail;
@@ -79,9 +82,18 @@ struct bin_entry {
 	/* Its node is made by a lookup only: a listing gives it no attributes
 	 * (its lookup may ask a server or read whole files). */
 	bool lookup_only;
+	/* EB_MADE: make the bytes of the file of v (pinned) into *bytes
+	 * (malloc'ed, the caller's) of *size, holding never more than max
+	 * bytes at once: 0, -EFBIG past max, other -errno; and a first guess
+	 * of the max that suffices (the cache grows it after -EFBIG). The
+	 * same view makes the same bytes every time. */
+	int (*make)(struct bview *v, uint64_t max, void **bytes, uint64_t *size);
+	uint64_t (*make_guess)(struct bview *v);
 	/* EB_DIR: the kind and bytes of its files, the file named name (0,
 	 * -ENOENT, or the errors of what it needs), and how many files it
-	 * lists and the name of file i (after count said 0). */
+	 * lists and the name of file i (after count said 0). A file_kind of
+	 * NK_DIR: its files are rows of their own (entry_file.kind names the
+	 * row, entries_init indexes them: go/). */
 	enum node_kind file_kind;
 	enum entry_bytes file_bytes;
 	int (*lookup)(struct bview *v, const char *name, struct entry_file *out);
@@ -100,6 +112,14 @@ extern const size_t entries_n;
 /* The rows of an ar archive (arview.c). */
 extern const struct bin_entry ar_entries[];
 extern const size_t ar_entries_n;
+
+/* The files of go/ (go_rows.c), rows of their own: buildinfo, functions,
+ * debug; and go/ itself: its row's lookup, count and name_at. */
+extern const struct bin_entry go_entries[];
+extern const size_t go_entries_n;
+int go_dir_lookup(struct bview *v, const char *name, struct entry_file *out);
+int go_dir_count(struct bview *v, size_t *n);
+const char *go_dir_name_at(struct bview *v, size_t i);
 
 /* The rows of view v: an archive's or an ELF file's (v NULL: a binary
  * whose parse failed), and how many. */

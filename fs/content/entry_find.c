@@ -60,7 +60,7 @@ static void index_rows(const struct bin_entry *t, size_t n)
 		if (!by_kind[e->kind])
 			by_kind[e->kind] = e;
 		node_kind_set(e->kind, e->name, e->bytes == EB_DIR || e->bytes == EB_VIEW);
-		if (e->bytes != EB_DIR)
+		if (e->bytes != EB_DIR || fk == NK_DIR) /* NK_DIR: files of rows of their own */
 			continue;
 		if (!by_file_kind[fk])
 			by_file_kind[fk] = e;
@@ -72,6 +72,7 @@ void entries_init(void)
 {
 	index_rows(entries, entries_n);
 	index_rows(ar_entries, ar_entries_n);
+	index_rows(go_entries, go_entries_n); /* the files of go/ */
 	/* members/ holds ELF members and thin archives' links too (member_file),
 	 * nameless like its other files: found by the key of their name */
 	node_kind_set_unnamed(NK_MEMBER);

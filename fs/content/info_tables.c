@@ -7,6 +7,7 @@
  * dynamic entry of every INFO_NEEDED_EVERY-th one, so line j costs a short
  * walk of the dynamic entries, not a walk from the first.
  */
+#include "content/gotables.h"
 #include "content/info.h"
 
 #include <elf.h>
@@ -171,20 +172,24 @@ static int bidnote_line(struct vcore *v, const struct infoplan *p, uint32_t j, s
 	return 0;
 }
 
+/* "go version:", then the lines of Go's tables (gotables.h). */
 static int go_plan(struct vcore *v, struct infoplan *p, uint32_t *n)
 {
 	if (pfelf_go_version(v->f, p->go, sizeof(p->go)) <= 0)
 		p->go[0] = '\0';
-	*n = p->go[0] != '\0';
-	return 0;
+	int ret = goview_info_plan(v, n);
+	*n += p->go[0] != '\0';
+	return ret;
 }
 
 static int go_line(struct vcore *v, const struct infoplan *p, uint32_t j, struct linebuf *b)
 {
-	(void)v;
-	(void)j;
-	lb_printf(b, "go version: ");
-	lb_field(b, p->go);
+	if (p->go[0] != '\0' && j-- == 0) {
+		lb_printf(b, "go version: ");
+		lb_field(b, p->go);
+	} else {
+		goview_info_line(v, j, b);
+	}
 	return 0;
 }
 

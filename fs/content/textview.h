@@ -1,6 +1,6 @@
 /*
- * The text views of a binary (info, symbols, relocations; an archive's
- * info and armap):
+ * The text views of a binary (info, symbols, relocations, go/functions;
+ * an archive's info and armap):
  * each a line generator (textgen.h) over the view's pfelf handle, indexed
  * on first use (the lookup that needs its size) and kept by the view as
  * its index only. Reads make the bytes they ask for from the handle, so
@@ -25,6 +25,7 @@ enum text_kind {
 	TEXT_RELOCS,  /* relocations (reloctext.c) */
 	TEXT_ARINFO,  /* an archive's info (arview.c) */
 	TEXT_ARMAP,   /* an archive's armap */
+	TEXT_GOFUNCS, /* go/functions (gofuncs.c) */
 	TEXT_NKINDS,
 };
 

@@ -40,6 +40,10 @@ enum node_kind {
 	                 .gnu_debugdata, a binary's directory (cache/debugdata.h) */
 	NK_DEBUG,     /* <binary>/debug: a symlink to its best debug information */
 	NK_MINIDBG,   /* <binary>/minidebuginfo.debug (content/minidbg.h) */
+	NK_GODIR,     /* <binary>/go: Go's tables (content/gotables.h) */
+	NK_GOINFO,    /* <binary>/go/buildinfo (the handle's text) */
+	NK_GOFUNCS,   /* <binary>/go/functions (a generated text) */
+	NK_GODEBUG,   /* <binary>/go/debug (a debug file made whole: cache/dcache.h) */
 	NK_NKINDS,
 };
 

@@ -45,9 +45,9 @@ struct ofile {
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
 	char *text;               /* EB_COPY (build-id): its own copy */
-	const char *mem;          /* EB_DECOMP (decompressed/): bytes held by hold;
+	const char *mem;          /* EB_DECOMP (decompressed/), EB_MADE: bytes held by hold;
 	                             EB_BLOB: bytes the view keeps */
-	struct dentry_data *hold; /* EB_DECOMP: the cache entry */
+	struct dentry_data *hold; /* EB_DECOMP, EB_MADE: the cache entry */
 	bool generated;           /* EB_TEXT (info, symbols): text made at each read */
 	enum text_kind textk;     /* EB_TEXT: which text */
 	uint64_t textsize;        /* EB_TEXT: bytes of the text (the tail's follow) */
@@ -187,6 +187,9 @@ static int ofile_fill(struct node *n, struct ofile *of)
 	case EB_DECOMP:
 		return dcache_acquire(of->view, node_vroot(n)->ino, (uint32_t)n->aux, n->size,
 		                      &of->mem, &of->hold);
+	case EB_MADE: /* the same bytes as at lookup, made again if they were evicted */
+		ret = dcache_made(of->view, (enum node_kind)n->kind, &of->mem, &of->len, &of->hold);
+		return ret < 0 ? ret : of->len != n->size ? -EIO : 0;
 	case EB_BLOB:
 		return blob_of(n, of);
 	case EB_COPY:

@@ -8,6 +8,7 @@
 #include "base/errors.h"
 #include "tree/attr.h"
 #include "cache/bincache.h"
+#include "cache/dcache.h"
 #include "tree/buildid_fs.h"
 #include "tree/check.h"
 #include "content/entries.h"
@@ -68,12 +69,27 @@ static int inner_node(struct node *parent, const struct bview *v, enum node_kind
 	return 0;
 }
 
+/* The size of a file of kind kind that the daemon makes whole (EB_MADE,
+ * entries.h): that of its bytes in the cache, made now when not there. */
+static int made_size(struct bview *v, enum node_kind kind, struct entry_file *f)
+{
+	const char *data;
+	struct dentry_data *e = NULL;
+	if (entry_bytes_of(kind) != EB_MADE)
+		return 0;
+	int ret = dcache_made(v, kind, &data, &f->size, &e);
+	dcache_release(e);
+	return ret;
+}
+
 /* Entry e of binary bin, as view v has it. */
 static int bin_child(struct node *bin, struct bview *v, const struct bin_entry *e,
                      struct node **out)
 {
 	struct entry_file f = {0};
 	int ret = entry_shape(e, bin, v, &f.size, &f.aux);
+	if (ret == 0)
+		ret = made_size(v, e->kind, &f);
 	return ret < 0 ? ret : inner_node(bin, v, e->kind, e->name, &f, out);
 }
 
@@ -84,6 +100,8 @@ static int dir_child(struct node *dir, struct bview *v, const struct bin_entry *
 	struct entry_file f = {0};
 	int ret = e->lookup(v, name, &f);
 	enum node_kind kind = f.kind != NK_DIR ? f.kind : e->file_kind;
+	if (ret == 0)
+		ret = made_size(v, kind, &f);
 	return ret < 0 ? ret : inner_node(dir, v, kind, name, &f, out);
 }
 

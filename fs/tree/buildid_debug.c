@@ -47,6 +47,8 @@ static int read_binary(const char *path, struct dfacts *f)
 	if (ret < 0)
 		return -ENOENT;
 	ret = dsel_facts(h, path, false, f);
+	if (ret == 0)
+		dsel_go_look(h, f); /* go/debug only when its pclntab holds together */
 	pfelf_close(h);
 	return ret;
 }

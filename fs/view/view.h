@@ -23,6 +23,7 @@ struct textstate;
 struct infoplan;
 struct arview;
 struct reloctext;
+struct goview;
 struct node;
 struct dentry_data;
 
@@ -51,7 +52,8 @@ struct dentry_data;
 	char *refused;         /* why pfelf refused the header, read raw (entries.c), or NULL */   \
 	uint64_t base;         /* a member's view: offset of its bytes in the source */            \
 	uint32_t ddata;        /* index of its .gnu_debugdata section, 0 when none (entries.c) */  \
-	bool inner; /* the view of the file inside .gnu_debugdata: bytes the daemon owns */
+	bool inner; /* the view of the file inside .gnu_debugdata: bytes the daemon owns */        \
+	bool is_go; /* a Go binary: go/ (entries.c, content/gotables.h) */
 
 struct vparse {
 	VIEW_PARSE_FIELDS
@@ -88,6 +90,7 @@ struct vcore {
 	struct vcore *ddcore;       /* the view of its MiniDebugInfo, made on use
 	                               (cache/debugdata.h); its users in its refs */
 	struct dentry_data *ddhold; /* the decompressed bytes ddcore's handle reads */
+	struct goview *gov;         /* what go/ needs (content/gotables.h) */
 	char *minidbg;              /* minidebuginfo.debug, made on use (minidbg.h) */
 	uint64_t minidbg_size;
 	int minidbg_err;   /* -EIO: it cannot be made from this file */
