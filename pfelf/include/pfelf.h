@@ -965,6 +965,25 @@ typedef struct pfelf_go_table {
 PFELF_API int pfelf_go_table_get(pfelf_file *f, pfelf_go_table *out);
 
 /**
+ * Number of functions of f's pclntab (pfelf_go_table.nfunc, loading the
+ * table as pfelf_go_table_get does), or its errors.
+ */
+PFELF_API int pfelf_go_func_count(pfelf_file *f);
+
+/**
+ * Words for where the table was found (enum pfelf_go_where): ".gopclntab",
+ * ".data.rel.ro.gopclntab", "runtime.pclntab", "read-only segment",
+ * "PT_GNU_RELRO"; "?" for another value. A static string.
+ */
+PFELF_API const char *pfelf_go_where_name(unsigned where);
+/**
+ * Words for where the text start came from (enum pfelf_go_text): "entries",
+ * "textStart", "textStart relocation", "module data", "module data
+ * relocation", "runtime.text"; "?" for another value. A static string.
+ */
+PFELF_API const char *pfelf_go_text_name(unsigned text_from);
+
+/**
  * The file range of the pclntab as pfelf_go_table_get() finds it
  * (pfelf_go_table.offset and .size), checking no more than a scan does:
  * -ENOENT when not found, -EINVAL when its section has no bytes in the

@@ -258,6 +258,38 @@ PFELF_API int pfelf_go_table_get(pfelf_file *f, pfelf_go_table *out)
 	return ret;
 }
 
+PFELF_API int pfelf_go_func_count(pfelf_file *f)
+{
+	struct pfelf__go *g;
+	int ret = pfelf__go_get(f, &g);
+	return ret < 0 ? ret : (int)g->pub.nfunc;
+}
+
+PFELF_API const char *pfelf_go_where_name(unsigned where)
+{
+	static const char *const names[] = {
+	        [PFELF_GO_SECTION] = ".gopclntab",
+	        [PFELF_GO_RELRO_SECTION] = ".data.rel.ro.gopclntab",
+	        [PFELF_GO_SYMBOLS] = "runtime.pclntab",
+	        [PFELF_GO_SCAN] = "read-only segment",
+	        [PFELF_GO_SCAN_RELRO] = "PT_GNU_RELRO",
+	};
+	return where < sizeof(names) / sizeof(names[0]) && names[where] ? names[where] : "?";
+}
+
+PFELF_API const char *pfelf_go_text_name(unsigned text_from)
+{
+	static const char *const names[] = {
+	        [PFELF_GO_TEXT_ABSOLUTE] = "entries",
+	        [PFELF_GO_TEXT_HEADER] = "textStart",
+	        [PFELF_GO_TEXT_HEADER_RELOC] = "textStart relocation",
+	        [PFELF_GO_TEXT_MODULE] = "module data",
+	        [PFELF_GO_TEXT_MODULE_RELOC] = "module data relocation",
+	        [PFELF_GO_TEXT_SYMBOL] = "runtime.text",
+	};
+	return text_from < sizeof(names) / sizeof(names[0]) ? names[text_from] : "?";
+}
+
 PFELF_API int pfelf_cost_go(pfelf_file *f, pfelf_go_cost *out)
 {
 	if (!f || !out)
