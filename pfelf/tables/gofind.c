@@ -3,7 +3,8 @@
  * PIE), the runtime.pclntab and runtime.epclntab symbols, else a header
  * that checks out at a 4-byte boundary of a read-only PT_LOAD, then of the
  * PT_GNU_RELRO bytes of an ET_DYN file (an externally linked PIE merges the
- * table into .data.rel.ro). Scans read 1 MiB at a time. */
+ * table into .data.rel.ro); scanned only when pfelf_is_go says the file is
+ * a Go binary, 1 MiB at a time. */
 #include "tables/go_i.h"
 
 #include <stdlib.h>
@@ -190,6 +191,10 @@ int pfelf__go_find(pfelf_file *f, struct pfelf__go_loc *loc)
 		loc->where = PFELF_GO_SYMBOLS;
 		return 0;
 	}
+	/* the segments of a file that is no Go binary are not read */
+	int go = pfelf_is_go(f);
+	if (go <= 0)
+		return go == 0 ? -ENOENT : go;
 	return scan_segments(f, loc);
 }
 
