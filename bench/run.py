@@ -11,8 +11,9 @@ lsdir (first ls -l of a 1,200-file directory), access (other users
 checked against SOURCE under allow_other), go (go/ against Go's
 debug/gosym: m_go.py), walk (the first and second find
 of /usr/share and of a generated 1,000,000-file tree, cold; not run by
-default) and uring (FUSE over io_uring against /dev/fuse; not run by
-default). Needs root (drop_caches, bdi
+default), uring (FUSE over io_uring against /dev/fuse; not run by
+default) and minidebug (the first read of a 10 MiB MiniDebugInfo view and
+of minidebuginfo.debug against xz -dc; not run by default). Needs root (drop_caches, bdi
 read_ahead_kb) and /dev/fuse. Exits 1 if a group failed.
 """
 import argparse
@@ -30,6 +31,7 @@ import m_io  # noqa: E402
 import m_libelf  # noqa: E402
 import m_memory  # noqa: E402
 import m_meta  # noqa: E402
+import m_minidebug  # noqa: E402
 import m_pt  # noqa: E402
 import m_rand  # noqa: E402
 import m_seq  # noqa: E402
@@ -40,7 +42,7 @@ from benchlib import Ctx, log, save  # noqa: E402
 from report import table_text  # noqa: E402
 
 GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "passthrough", "reqsize",
-          "lsdir", "access", "go", "walk", "uring"]
+          "lsdir", "access", "go", "walk", "uring", "minidebug"]
 BIG_MIB = 1024
 MEMORY_LIB_BYTES = 400 * 10**6  # with the 1 GiB section: about 1.5 GB served
 
@@ -90,6 +92,10 @@ def group_walk(ctx):
 
 def group_go(ctx):
     m_go.measure(ctx)
+
+
+def group_minidebug(ctx):
+    m_minidebug.measure(ctx)
 
 
 def group_access(ctx):

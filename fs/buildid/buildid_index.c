@@ -102,12 +102,17 @@ static int make_order(void)
 	return 0;
 }
 
+/* How a query takes the index: walk (start the first walk if need be and
+ * wait for it, and for a refresh when one is due), done (no walk: -EAGAIN
+ * until the first one is done; a refresh when due waited for), peek (the
+ * same, but a refresh due is only asked for: the tables as they are). */
+enum readiness { READY_WALK, READY_DONE, READY_PEEK };
+
 /* Lock the index once the first walk is done and the index is current
- * (and ordered). walk: start the first walk if need be and wait for it;
- * else -EAGAIN (nothing locked) until it is done. */
-static int ready_for(bool walk)
+ * (and ordered), as how says; -EAGAIN (nothing locked) without a walk. */
+static int ready_for(enum readiness how)
 {
-	if (!walk && atomic_load(&ix.state) != BIDX_DONE)
+	if (how != READY_WALK && atomic_load(&ix.state) != BIDX_DONE)
 		return -EAGAIN;
 	pthread_mutex_lock(&ix.mu);
 	if (!ix.started) {
@@ -129,7 +134,7 @@ static int ready_for(bool walk)
 			ix.want = true;
 			pthread_cond_signal(&ix.wake);
 		}
-		while (ix.looks == looks && !atomic_load(&ix.stop))
+		while (how != READY_PEEK && ix.looks == looks && !atomic_load(&ix.stop))
 			pthread_cond_wait(&ix.cv, &ix.mu);
 	}
 	int ret = make_order();
@@ -140,7 +145,7 @@ static int ready_for(bool walk)
 
 static int ready(void)
 {
-	return ready_for(true);
+	return ready_for(READY_WALK);
 }
 
 /* The relative path of entry i ("dir/sub/name") into buf; its length, or
@@ -249,7 +254,7 @@ int bidx_find(const uint8_t *id, unsigned len, bool debug, bool walk, char *buf,
               uint32_t *slot, uint32_t *serial)
 {
 	char *best = malloc(PATH_MAX), *cand = malloc(PATH_MAX);
-	int ret = best && cand ? ready_for(walk) : -ENOMEM;
+	int ret = best && cand ? ready_for(walk ? READY_WALK : READY_PEEK) : -ENOMEM;
 	if (ret < 0) {
 		free(best);
 		free(cand);
@@ -325,7 +330,7 @@ int bidx_same(const uint8_t *id, unsigned len, bool debug, const char *path,
               int (*each)(void *ctx, const char *path), void *ctx)
 {
 	char *best = malloc(PATH_MAX), *cand = malloc(PATH_MAX);
-	int ret = best && cand ? ready_for(false) : -ENOMEM;
+	int ret = best && cand ? ready_for(READY_DONE) : -ENOMEM;
 	if (ret < 0) {
 		free(best);
 		free(cand);

@@ -55,8 +55,9 @@ bool bidx_walked(void);
 int bidx_lookup(const uint8_t *id, unsigned len, bool debug, char *buf, size_t size, uint32_t *slot,
                 uint32_t *serial);
 
-/* bidx_lookup, and with walk false: -EAGAIN until the first walk is done
- * (never started nor waited for; refreshed when due, as bidx_same). */
+/* bidx_lookup, and with walk false a peek: -EAGAIN until the first walk
+ * is done (never started nor waited for), then the tables as they are (a
+ * refresh that is due is asked for, not waited for). */
 int bidx_find(const uint8_t *id, unsigned len, bool debug, bool walk, char *buf, size_t size,
               uint32_t *slot, uint32_t *serial);
 

@@ -132,8 +132,10 @@ static void step_debuginfod(const struct dfacts *f, bool look, struct dsel *s)
 		    "debuginfod: not asked yet (a lookup of debug asks)");
 	else if (e == -ENOENT)
 		say(s, DS_DEBUGINFOD, DST_NO, "debuginfod: no server has it");
-	else
-		say(s, DS_DEBUGINFOD, DST_NO, "debuginfod: %s", strerror(e < 0 ? -e : EIO));
+	else {
+		s->fetch_err = e < 0 ? e : -EIO;
+		say(s, DS_DEBUGINFOD, DST_NO, "debuginfod: %s", strerror(-s->fetch_err));
+	}
 }
 
 /* Whether a debug link's name is one file name: never a path that leads

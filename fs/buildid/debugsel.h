@@ -73,6 +73,8 @@ struct dsel {
 	                          DS_DEBUGINFOD: its name in DSEL_REMOTE_DIR */
 	uint32_t slot, serial; /* DS_BUILDID: the index's entry (bidx_target) */
 	uint32_t entry;        /* DS_DEBUGINFOD: the verified entry (debuginfod.h) */
+	int fetch_err;         /* DS_DEBUGINFOD looked at: the servers' failure
+	                          (-ETIMEDOUT, -EIO; not -ENOENT), else 0 */
 	enum dstate st[DS_NSRC];
 	char why[DS_NSRC][256]; /* DST_NO, DST_UNKNOWN: why, one line */
 };

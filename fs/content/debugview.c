@@ -72,15 +72,15 @@ static void go_fact(struct bview *v, bool look, struct dfacts *f)
 }
 
 /* The choice of binary node bin (v: its pinned view), looked at or
- * peeked at; a malloc'd struct choice, or NULL (no memory, or v is no
- * binary's own view). */
-static struct choice *choose(const struct node *bin, struct bview *v, bool look)
+ * peeked at, into *out (malloc'd): 0; -ENOENT (v is no binary's own
+ * view), -ENOMEM, -EFBIG (the binary's tables are over the budget). */
+static int choose(const struct node *bin, struct bview *v, bool look, struct choice **out)
 {
 	if (!v || !v->f || v->outer || !bin || bin->kind != NK_BIN)
-		return NULL;
+		return -ENOENT;
 	struct choice *c = malloc(sizeof(*c));
 	if (!c)
-		return NULL;
+		return -ENOMEM;
 	struct vcore *core = view_core(v);
 	pthread_mutex_lock(&core->lazy_lock);
 	int ret = view_charge_meta(core); /* the debug link is one of pfelf's tables */
@@ -96,14 +96,17 @@ static struct choice *choose(const struct node *bin, struct bview *v, bool look)
 		ret = dsel_resolve(&c->f, look, path ? DS_BUILDID : DS_MINI, &c->s);
 	if (ret < 0) {
 		free(c);
-		return NULL;
+		return ret;
 	}
-	return c;
+	*out = c;
+	return 0;
 }
 
 bool debug_listed(const struct bview *v)
 {
-	struct choice *c = v ? choose(v->root, (struct bview *)v, false) : NULL; /* peeks only */
+	struct choice *c = NULL;
+	if (v)
+		choose(v->root, (struct bview *)v, false, &c); /* peeks only */
 	/* a debug link's file whose CRC is not checked yet most likely serves;
 	 * a build id not looked up yet most likely does not (most binaries'
 	 * debug files are elsewhere) */
@@ -114,25 +117,22 @@ bool debug_listed(const struct bview *v)
 
 int debug_link(struct node *bin, struct bview *v, char *buf, size_t size)
 {
-	if (!v || !v->f || v->outer || !bin || bin->kind != NK_BIN)
-		return -ENOENT;
-	struct choice *c = choose(bin, v, true);
-	if (!c)
-		return -ENOMEM;
-	int n = dsel_target(&c->s, &c->f, false, buf, size);
+	struct choice *c;
+	int n = choose(bin, v, true, &c);
+	if (n < 0)
+		return n;
+	n = dsel_target(&c->s, &c->f, false, buf, size);
 	free(c);
 	return n;
 }
 
 int debug_readlink(struct node *n, struct bview *v, char *buf, size_t size, char *src)
 {
-	struct node *bin = node_vroot(n);
-	if (!v || !v->f || v->outer || !bin || bin->kind != NK_BIN)
-		return -ENOENT;
-	struct choice *c = choose(bin, v, true);
-	if (!c)
-		return -ENOMEM;
-	int len = dsel_target(&c->s, &c->f, false, buf, size);
+	struct choice *c;
+	int len = choose(node_vroot(n), v, true, &c);
+	if (len < 0)
+		return len;
+	len = dsel_target(&c->s, &c->f, false, buf, size);
 	const char *file = dsel_source_file(&c->s);
 	snprintf(src, PATH_MAX, "%s", file ? file : "");
 	free(c);
@@ -179,11 +179,23 @@ static int append(char **text, size_t *len, size_t *cap, const struct linebuf *b
 	return 0;
 }
 
+/* Whether no source applies to the binary at all (no build id, debug
+ * link or MiniDebugInfo...): info then says nothing of debug. */
+static bool nothing(const struct dsel *s)
+{
+	for (unsigned k = 0; k < DS_NSRC; k++)
+		if (s->st[k] != DST_NONE)
+			return false;
+	return true;
+}
+
 /* The debug lines of s after the len bytes of *text. */
 static int debug_lines(const struct dsel *s, char **text, size_t *len, size_t *cap)
 {
 	char line[TEXT_LINE_MAX];
 	struct linebuf b = {line, 0};
+	if (nothing(s))
+		return 0;
 	served_line(s, &b);
 	int ret = append(text, len, cap, &b);
 	for (unsigned k = 0; ret == 0 && k < DS_NSRC && k < (unsigned)s->pick + 1; k++) {
@@ -203,11 +215,15 @@ int info_node_tail(struct node *bin, struct bview *v, struct infotail *t)
 	int ret = info_tail(bin, v, t);
 	if (ret < 0 || !bin || bin->kind != NK_BIN || !v->f || v->outer)
 		return ret;
-	struct choice *c = choose(bin, v, false);
+	struct choice *c = NULL;
 	size_t len = 0, cap = 0;
 	char *text = NULL;
-	ret = c ? debug_lines(&c->s, &text, &len, &cap) : -ENOMEM;
+	ret = choose(bin, v, false, &c);
+	if (ret == 0)
+		ret = debug_lines(&c->s, &text, &len, &cap);
 	free(c);
+	if (ret == 0 && !text && !t->len)
+		return 0;       /* no line at all */
 	if (ret == 0 && t->len) /* the "same build id" lines stay the last ones */
 		ret = append(&text, &len, &cap, &(struct linebuf){t->text, t->len});
 	info_tail_free(t);

@@ -43,9 +43,9 @@ int debug_readlink(struct node *n, struct bview *v, char *buf, size_t size, char
 /*
  * info's tail for binary node bin in view v (the row's tail): the debug
  * lines, "debug: <what it serves>" and "debug not taken: <why>" for each
- * source before it that was looked at (docs/elffs.1, INFO), then the
- * "same build id" lines (info_tail), which stay the last ones. 0 or
- * -ENOMEM.
+ * source before it that was looked at (docs/elffs.1, INFO; none when no
+ * source applies to the binary), then the "same build id" lines
+ * (info_tail), which stay the last ones. 0 or -ENOMEM.
  */
 int info_node_tail(struct node *bin, struct bview *v, struct infotail *t);
 

@@ -119,6 +119,8 @@ static int lookup_debug(struct node *dir, const char *name, const uint8_t *id, u
 		ret = bidrem_link_node(dir, name, s->entry, out);
 	} else if (ret == 0) {
 		ret = biddbg_lookup(dir, name, id, len, out);
+		if (ret == -ENOENT && s->fetch_err) /* nothing else: the servers' failure */
+			ret = s->fetch_err;
 	}
 	free(s);
 	free(buf);

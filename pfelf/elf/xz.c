@@ -13,12 +13,13 @@
 
 #define XZ_HDR ((uint64_t)LZMA_STREAM_HEADER_SIZE) /* header and footer: 12 bytes each */
 
-/* Larger indexes are refused (one record a block: 1 MiB is about 100,000
- * blocks, far more than any MiniDebugInfo has). */
-#define XZ_INDEX_MAX ((uint64_t)1 << 20)
+/* Larger indexes are refused: one record a block, 64 KiB are thousands of
+ * blocks (xz -T makes a block of three dictionaries: a 64 MiB inner file
+ * of xz -6 has three). */
+#define XZ_INDEX_MAX ((uint64_t)64 << 10)
 
 /* What liblzma may allocate to decode an index of XZ_INDEX_MAX bytes. */
-#define XZ_INDEX_MEMLIMIT ((uint64_t)16 << 20)
+#define XZ_INDEX_MEMLIMIT ((uint64_t)4 << 20)
 
 /* Read the index of the xz stream at [off, off + len) of f and check it
  * against the stream's header and footer; on success *idx is the caller's

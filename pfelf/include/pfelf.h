@@ -1174,7 +1174,7 @@ typedef struct pfelf_chdr {
  * decoding; the stream is the whole section: data_offset and data_size are
  * the section's). Errors: -ENODATA (not compressed), -EINVAL (header
  * outside the section or the file; for .gnu_debugdata: not exactly one
- * xz stream whose header, footer and index agree, an index over 1 MiB),
+ * xz stream whose header, footer and index agree, an index over 64 KiB),
  * -EIO, -ENOMEM, those of pfelf_section.
  */
 PFELF_API int pfelf_section_chdr(pfelf_file *f, uint32_t index, pfelf_chdr *out);
@@ -1579,7 +1579,7 @@ PFELF_API int pfelf_reloc_type_name(uint16_t machine, uint32_t type, char *buf, 
  *
  * -EINVAL for a bad argument leaves the writer as it was (the call can be
  * skipped and the next one made); -EFBIG and -ENOMEM are kept: every later
- * call but pfelf_dbgw_free returns the same error.
+ * call but pfelf_dbgw_free and pfelf_dbgw_peak returns the same error.
  */
 
 /** A debug file being written. Opaque. */
@@ -1612,16 +1612,16 @@ PFELF_API int pfelf_dbgw_new(const pfelf_ehdr *target, uint64_t max_bytes, pfelf
  * cleared, no link or info), its PT_LOAD headers (no file bytes), and its
  * GNU build id (the first note "GNU" of type NT_GNU_BUILD_ID, as
  * pfelf_build_id finds it) as a note, placed as said above. binary is read
- * during the call only; its class and byte order
- * must be the writer's. At most once per writer, before
- * pfelf_dbgw_finish; without it the file has no program headers and no
- * build id, and its one section with an address is a SHT_NOBITS `.text`
- * from the lowest entry to the highest end of the functions (binutils'
- * addr2line answers only for addresses in an allocated section). Returns 0; -EINVAL (called before, or
- * another class or byte order), -E2BIG (more than 65,000 SHF_ALLOC
- * sections or PT_LOAD headers), -EFBIG, -ENOMEM, and the errors of
- * pfelf_section_count, pfelf_segment_count and pfelf_build_id other than
- * -ENOENT (no build id: the file has none).
+ * during the call only; its class and byte order must be the writer's. At
+ * most once per writer, before pfelf_dbgw_finish; without it the file has
+ * no program headers and no build id, and its one section with an address
+ * is a SHT_NOBITS `.text` from the lowest entry to the highest end of the
+ * functions (binutils' addr2line answers only for addresses in an
+ * allocated section). Returns 0; -EINVAL (called before, or another class
+ * or byte order), -E2BIG (more than 65,000 SHF_ALLOC sections or PT_LOAD
+ * headers), -EFBIG, -ENOMEM, and the errors of pfelf_section_count,
+ * pfelf_segment_count and pfelf_build_id other than -ENOENT (no build id:
+ * the file has none).
  */
 PFELF_API int pfelf_dbgw_copy_layout(pfelf_dbgw *w, pfelf_file *binary);
 
@@ -1675,10 +1675,10 @@ PFELF_API int pfelf_dbgw_line(pfelf_dbgw *w, uint64_t pc, uint32_t file, uint32_
  * Write the file: *bytes (malloc'ed, the caller frees it) of *size bytes.
  * The writer is spent then: its tables are freed, and every later call but
  * pfelf_dbgw_free and pfelf_dbgw_peak returns -EINVAL. Returns 0;
- * -EFBIG (the file and what the writer holds past max_bytes, or a DWARF
- * section past 4 GiB), -E2BIG (more sections than ELF numbers without
- * extended numbering), -ENOMEM, the error kept from an earlier call,
- * -EINVAL (finished before).
+ * -EFBIG (the file and what the writer holds past max_bytes, a section
+ * past 4 GiB: DWARF and string offsets are 32 bits, or an ELF32 file past
+ * 4 GiB), -ENOMEM, the error kept from an earlier call, -EINVAL (finished
+ * before).
  */
 PFELF_API int pfelf_dbgw_finish(pfelf_dbgw *w, void **bytes, uint64_t *size);
 

@@ -248,6 +248,21 @@ static void write_file(struct pfelf_dbgw *w, uint8_t *out, uint64_t total)
 		w->err = w->err ? w->err : -EOVERFLOW;
 }
 
+/* Nothing is added from here on: give back what the tables hold past
+ * their contents before the file is allocated. */
+static void trim(struct pfelf_dbgw *w)
+{
+	dbgw_pool_trim(&w->names);
+	dbgw_pool_trim(&w->fnames);
+	dbgw_buf_trim(&w->shnames);
+	dbgw_buf_trim(&w->lines);
+	dbgw_arr_trim(w, &w->units);
+	dbgw_arr_trim(w, &w->files);
+	dbgw_arr_trim(w, &w->funcs);
+	dbgw_arr_trim(w, &w->secs);
+	dbgw_arr_trim(w, &w->spans);
+}
+
 PFELF_API int pfelf_dbgw_finish(pfelf_dbgw *w, void **bytes, uint64_t *size)
 {
 	*bytes = NULL;
@@ -259,6 +274,7 @@ PFELF_API int pfelf_dbgw_finish(pfelf_dbgw *w, void **bytes, uint64_t *size)
 	dbgw_default_layout(w);
 	if (dbgw_order(w) == 0)
 		add_sections(w);
+	trim(w);
 	uint64_t total = w->err ? 0 : layout(w);
 	if (total > SIZE_MAX && !w->err)
 		w->err = -EFBIG;

@@ -77,6 +77,7 @@ struct dbgw_pool {
 	struct dbgw_buf bytes;
 	struct nameset set;
 	size_t n, set_cap; /* names in the set, names it is sized for */
+	bool closed;       /* trimmed: no more names */
 };
 
 struct dbgw_unit {
@@ -213,6 +214,11 @@ void dbgw_release(struct pfelf_dbgw *w, void *p, size_t n) PFELF_HIDDEN;
  * NULL with the writer's error set. */
 void *dbgw_arr_push(struct pfelf_dbgw *w, struct dbgw_arr *a) PFELF_HIDDEN;
 void dbgw_arr_free(struct pfelf_dbgw *w, struct dbgw_arr *a) PFELF_HIDDEN;
+/* Give back what a, b or p hold past their contents (a pool's set too):
+ * at finish, once nothing more is added. */
+void dbgw_arr_trim(struct pfelf_dbgw *w, struct dbgw_arr *a) PFELF_HIDDEN;
+void dbgw_buf_trim(struct dbgw_buf *b) PFELF_HIDDEN;
+void dbgw_pool_trim(struct dbgw_pool *p) PFELF_HIDDEN;
 
 void dbgw_buf_init(struct dbgw_buf *b, struct pfelf_dbgw *w, enum dbgw_mode mode) PFELF_HIDDEN;
 void dbgw_buf_free(struct dbgw_buf *b) PFELF_HIDDEN;

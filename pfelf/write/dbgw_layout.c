@@ -1,9 +1,10 @@
 /* The binary's layout in its debug file, as `objcopy --only-keep-debug`
  * keeps it: a SHT_NOBITS copy of every SHF_ALLOC section (gdb and BFD
- * match sections by name, every tool places addresses by them), the
- * PT_LOAD headers without file bytes (elfutils takes an ET_DYN debug
- * file's load address from its first PT_LOAD), and the GNU build-id note
- * (gdb and elfutils check that a debug file found by build id has it). */
+ * match sections by name, binutils' addr2line answers only inside one),
+ * the PT_LOAD headers without file bytes (elfutils places a debug file's
+ * addresses by them: without them eu-addr2line names nothing), and the
+ * GNU build-id note (gdb and elfutils check that a debug file found by
+ * build id has it). Also the writer's own sections. */
 #include "write/dbgw_i.h"
 
 #include <string.h>

@@ -113,6 +113,33 @@ void dbgw_arr_free(struct pfelf_dbgw *w, struct dbgw_arr *a)
 	a->n = a->cap = 0;
 }
 
+/* Reallocate *p from old down to new bytes; kept as it is when realloc
+ * fails (nothing is lost). */
+static void shrink(struct pfelf_dbgw *w, void **p, size_t *cap, size_t new)
+{
+	if (!*p || new == 0 || new >= *cap)
+		return;
+	void *q = realloc(*p, new);
+	if (!q)
+		return;
+	dbgw_charge(w, -(int64_t)(*cap - new));
+	*p = q;
+	*cap = new;
+}
+
+void dbgw_arr_trim(struct pfelf_dbgw *w, struct dbgw_arr *a)
+{
+	size_t bytes = a->cap * a->elem;
+	shrink(w, &a->v, &bytes, a->n * a->elem);
+	a->cap = bytes / a->elem;
+}
+
+void dbgw_buf_trim(struct dbgw_buf *b)
+{
+	if (b->mode == DBGW_GROW)
+		shrink(b->w, (void **)&b->p, &b->cap, b->len);
+}
+
 void dbgw_buf_init(struct dbgw_buf *b, struct pfelf_dbgw *w, enum dbgw_mode mode)
 {
 	memset(b, 0, sizeof(*b));
@@ -238,10 +265,18 @@ void dbgw_pool_init(struct dbgw_pool *p, struct pfelf_dbgw *w)
 
 void dbgw_pool_free(struct dbgw_pool *p)
 {
+	dbgw_pool_trim(p);
+	dbgw_buf_free(&p->bytes);
+}
+
+void dbgw_pool_trim(struct dbgw_pool *p)
+{
 	if (p->set.slot)
 		dbgw_charge(p->bytes.w, -(int64_t)nameset_bytes(p->set_cap));
 	nameset_free(&p->set);
-	dbgw_buf_free(&p->bytes);
+	p->set_cap = p->n = 0;
+	p->closed = true;
+	dbgw_buf_trim(&p->bytes);
 }
 
 /* Room in the set for one more name: a new set of twice the size, the
@@ -278,6 +313,10 @@ int dbgw_pool_add(struct dbgw_pool *p, const char *s, size_t len, uint32_t *off)
 {
 	struct pfelf_dbgw *w = p->bytes.w;
 	*off = 0;
+	if (p->closed) { /* trimmed for the file: no name is added after */
+		fail(w, -EOVERFLOW);
+		return w->err;
+	}
 	if (len == 0)
 		return w->err;
 	size_t nul = 0;

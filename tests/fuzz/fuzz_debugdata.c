@@ -1,6 +1,8 @@
 /*
- * libFuzzer target: the .gnu_debugdata (MiniDebugInfo) path. The input's
- * first byte says what the rest is:
+ * libFuzzer target: the .gnu_debugdata (MiniDebugInfo) path. An input that
+ * starts with the xz magic is an xz stream, taken as it is (the fixtures'
+ * streams, the hostile ones among them, replay so); else its first byte
+ * says what the rest is:
  *   bit 0 clear: an xz stream, taken as it is;
  *   bit 0 set:   an inner file, compressed here by liblzma (xz, CRC32);
  *                bit 1 then appends a second copy of the stream, bits 2-7
@@ -9,8 +11,8 @@
  * here, opened from memory: pfelf_gnu_debugdata, pfelf_section_decompress
  * (exact or -EINVAL, -E2BIG one byte short), and liblzma's own one-stream
  * decoder as the oracle both ways (what pfelf decodes it decodes to the
- * same bytes; a whole stream it decodes, pfelf decodes too); then the
- * whole walk (walk.c) over the inner file.
+ * same bytes; a whole stream it decodes into 256 KiB, pfelf decodes too);
+ * then the whole walk (walk.c) over the inner file.
  */
 #include "fuzz.h"
 #include "walk.h"
@@ -20,8 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define INNER_MAX  ((size_t)1 << 20) /* inner files compressed here, at most */
-#define DECODE_MAX ((size_t)4 << 20) /* inner files decoded, at most */
+#define INNER_MAX  ((size_t)1 << 20)   /* inner files compressed here, at most */
+#define DECODE_MAX ((size_t)4 << 20)   /* inner files decoded, at most */
+#define ORACLE_MAX ((size_t)256 << 10) /* what a refused stream may decode to in liblzma */
 
 static const char shstrtab[] = "\0.gnu_debugdata\0.shstrtab";
 
@@ -135,10 +138,13 @@ static void check_inner(pfelf_file *f, uint32_t index, const pfelf_chdr *ch, con
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const uint8_t magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
 	if (size < 1)
 		return 0;
+	bool raw = size >= sizeof(magic) && memcmp(data, magic, sizeof(magic)) == 0;
 	size_t len, flen;
-	uint8_t *xz = stream_of(data[0], data + 1, size - 1, &len);
+	uint8_t *xz =
+	        raw ? stream_of(0, data, size, &len) : stream_of(data[0], data + 1, size - 1, &len);
 	uint8_t *elf = wrap(xz, len, &flen);
 	pfelf_file *f;
 	WALK_CHECK(pfelf_open_memory(elf, flen, 0, &f) == 0);
@@ -152,9 +158,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ch.size <= DECODE_MAX)
 			check_inner(f, index, &ch, xz, len);
 	} else if (len < ((size_t)1 << 20)) { /* pfelf refuses only what xz refuses */
-		uint8_t *out = malloc(DECODE_MAX);
+		uint8_t *out = malloc(ORACLE_MAX);
 		size_t made;
-		WALK_CHECK(out && !oracle(xz, len, out, DECODE_MAX, &made));
+		WALK_CHECK(out && !oracle(xz, len, out, ORACLE_MAX, &made));
 		free(out);
 	}
 	pfelf_close(f);

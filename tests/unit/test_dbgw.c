@@ -8,8 +8,8 @@
  * its entry, locals first, each binding by address), names kept once in
  * .debug_str, NUL bytes written "^@". Then every -EINVAL, which leaves the
  * writer as it was, and the bound: -EFBIG below what a file needs, kept,
- * never more held than allowed. The lines and the tools: test_dbgw_lines.c
- * and test_dbgw_tools.py.
+ * never more held than allowed; random calls, good and bad, under random
+ * bounds. The lines and the tools: test_dbgw_lines.c and test_dbgw_tools.py.
  */
 #include "backends.h"
 #include "synth.h"
@@ -536,13 +536,110 @@ static void bound(void **state)
 	tb_close(&bin);
 }
 
+/* ------------------------------------------------------- random calls */
+
+/* Random bytes of a random length (NULs, blanks, any value) into buf. */
+static size_t random_name(uint64_t *rnd, char *buf, size_t cap)
+{
+	size_t n = tb_rand(rnd) % cap;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)(tb_rand(rnd) % 4 ? 'a' + tb_rand(rnd) % 26 : tb_rand(rnd) % 256);
+	return n;
+}
+
+/* One random call; what it returned. Counts the functions taken. */
+static int random_call(pfelf_dbgw *w, uint64_t *rnd, uint64_t *last_lo, uint32_t *taken)
+{
+	char name[40];
+	size_t len = random_name(rnd, name, sizeof(name));
+	uint32_t id, any = (uint32_t)(tb_rand(rnd) % 12);
+	uint64_t k = tb_rand(rnd), lo = 0x1000 + (k >> 8) % 0x10000;
+	int ret;
+	switch (k % 8) {
+	case 0:
+		return pfelf_dbgw_unit(w, name, len, (uint16_t)(k >> 40), &id);
+	case 1:
+		return pfelf_dbgw_file(w, any, name, len, &id);
+	case 2:
+	case 3:
+		if (k % 97 == 0)
+			lo += (uint64_t)1 << 32; /* past ELF32 */
+		ret = pfelf_dbgw_func(w, any, lo, lo + (k >> 40) % 0x300 - 8, name, len,
+		                      (unsigned)(k >> 20) % 4);
+		if (ret == 0) {
+			*last_lo = lo;
+			(*taken)++;
+		}
+		return ret;
+	default:
+		return pfelf_dbgw_line(w, *last_lo + (k >> 16) % 0x280 - 0x10, any,
+		                       (uint32_t)(k >> 32) % 5000);
+	}
+}
+
+/* Calls of every kind, good and bad, under bounds of every size: each
+ * returns 0, -EINVAL or -EFBIG (kept from then on), the writer never
+ * holds more than its bound, and a finished file has every function taken. */
+static void random_calls(void **state)
+{
+	(void)state;
+	uint64_t rnd = tb_seed();
+	static const uint64_t bounds[] = {2048, 8192, 32768, 1 << 20};
+	unsigned files = 0, refused = 0, big = 0;
+	for (unsigned iter = 0; iter < 400; iter++) {
+		const struct target *t = &targets[iter % NTARGETS];
+		size_t len;
+		uint8_t *bin_bytes = synth_binary(t, &len);
+		struct tb_handle bin;
+		assert_ret(tb_open_bytes(bin_bytes, len, TB_MEMORY, &bin), 0);
+		uint64_t max = bounds[tb_rand(&rnd) % 4];
+		pfelf_dbgw *w;
+		int kept = pfelf_dbgw_new(pfelf_header(bin.f), max, &w);
+		if (kept == 0 && tb_rand(&rnd) % 2)
+			kept = pfelf_dbgw_copy_layout(w, bin.f);
+		uint64_t last_lo = 0;
+		uint32_t taken = 0;
+		for (unsigned c = 0; kept == 0 && c < 300; c++) {
+			int ret = random_call(w, &rnd, &last_lo, &taken);
+			if (ret != 0 && ret != -EINVAL && ret != -EFBIG)
+				fail_msg("a call returned %d", ret);
+			refused += ret == -EINVAL;
+			if (ret == -EFBIG)
+				kept = ret;
+		}
+		void *bytes = NULL;
+		uint64_t size = 0;
+		if (w) {
+			int ret = pfelf_dbgw_finish(w, &bytes, &size);
+			if (kept)
+				assert_ret(ret, kept);
+			else if (ret != 0 && ret != -EFBIG)
+				fail_msg("finish returned %d", ret);
+			assert_true(pfelf_dbgw_peak(w) <= max);
+			pfelf_dbgw_free(w);
+		}
+		big += !bytes;
+		if (bytes) {
+			struct tb_handle dbg;
+			files++;
+			assert_ret(tb_open_bytes(bytes, size, TB_MEMORY, &dbg), 0);
+			assert_ret(pfelf_symbol_count(dbg.f, PFELF_SYMTAB), taken + 1);
+			free(bytes);
+			tb_close(&dbg);
+		}
+		tb_close(&bin);
+		free(bin_bytes);
+	}
+	print_message("%u files, %u over their bound, %u calls refused\n", files, big, refused);
+	assert_true(files > 50 && big > 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        TB_BACKEND_TESTS(roundtrip),
-	        TB_BACKEND_TESTS(fixtures),
-	        cmocka_unit_test(errors),
-	        cmocka_unit_test(bound),
+	        TB_BACKEND_TESTS(roundtrip),    TB_BACKEND_TESTS(fixtures),
+	        cmocka_unit_test(errors),       cmocka_unit_test(bound),
+	        cmocka_unit_test(random_calls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,10 +91,9 @@ static void give(pfelf_dbgw *w, const struct model *m)
 	}
 }
 
-/* addr2line -f at pcs[0..n) of the file bytes: its output (malloc'd). */
-static char *addr2line(const void *bytes, uint64_t size, const uint64_t *pcs, size_t n)
+/* addr2line -f at pcs[0..n) of the file at dbg: its output (malloc'd). */
+static char *addr2line(const char *dbg, const uint64_t *pcs, size_t n)
 {
-	char *dbg = tb_write_tmp("dbgw", bytes, (size_t)size);
 	char *list = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&list, &len);
@@ -106,13 +105,62 @@ static char *addr2line(const void *bytes, uint64_t size, const uint64_t *pcs, si
 	char *cmd;
 	assert_true(asprintf(&cmd, "addr2line -f -e %s < %s", dbg, pcfile) > 0);
 	char *out = tb_run(cmd, NULL);
-	unlink(dbg);
 	unlink(pcfile);
 	free(cmd);
 	free(list);
-	free(dbg);
 	free(pcfile);
 	return out;
+}
+
+/* The token before end (blanks skipped), into tok; where it starts. */
+static char *token_before(char *start, char *end, char *tok, size_t len)
+{
+	while (end > start && end[-1] == ' ')
+		end--;
+	char *b = end;
+	while (b > start && b[-1] != ' ')
+		b--;
+	snprintf(tok, len, "%.*s", (int)(end - b), b);
+	return b;
+}
+
+/* readelf's decoded rows of the file at dbg: in a sequence, no two rows
+ * at one address (the last given replaced the others) and none that says
+ * what the row before says (dropped). */
+static void check_rows(const char *dbg, const char *label)
+{
+	char *cmd;
+	assert_true(asprintf(&cmd, "readelf --debug-dump=decodedline %s", dbg) > 0);
+	char *out = tb_run(cmd, NULL);
+	char name[512], line[32], prev_name[512] = "", prev_line[32] = "";
+	unsigned long long prev = 0;
+	bool in_seq = false;
+	size_t rows = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *a = strstr(l, " 0x");
+		if (!a)
+			continue;
+		unsigned long long addr = strtoull(a + 1, NULL, 16);
+		char *b = token_before(l, a, line, sizeof(line));
+		snprintf(name, sizeof(name), "%.*s", (int)(b - l), l);
+		if (!strcmp(line, "-")) {
+			in_seq = false;
+			continue;
+		}
+		if (in_seq && addr == prev)
+			fail_msg("%s: two rows at %#llx", label, addr);
+		if (in_seq && !strcmp(name, prev_name) && !strcmp(line, prev_line))
+			fail_msg("%s: the row at %#llx repeats the one before", label, addr);
+		in_seq = true;
+		prev = addr;
+		snprintf(prev_name, sizeof(prev_name), "%s", name);
+		snprintf(prev_line, sizeof(prev_line), "%s", line);
+		rows++;
+	}
+	assert_true(rows > 0);
+	free(out);
+	free(cmd);
 }
 
 /* Every answer: f's name, and the file:line of the row, or ?? for none. */
@@ -249,8 +297,12 @@ static void every_pc(void **state)
 				pcs[n] = pc;
 				fs[n++] = &m.f[i];
 			}
-		char *out = addr2line(bytes, size, pcs, n);
+		char *dbg = tb_write_tmp("dbgw", bytes, (size_t)size);
+		char *out = addr2line(dbg, pcs, n);
 		check_answers(&m, fs, pcs, n, out, targets[t].label);
+		check_rows(dbg, targets[t].label);
+		unlink(dbg);
+		free(dbg);
 		print_message("%s: %zu pcs of %zu functions, %llu bytes\n", targets[t].label, n,
 		              m.nf, (unsigned long long)size);
 		free(out);
@@ -341,8 +393,11 @@ static void go_sized(void **state)
 		pcs[k] = fs[k].lo + tb_rand(&rnd) % (fs[k].hi - fs[k].lo);
 		fp[k] = &fs[k];
 	}
-	char *out = addr2line(bytes, size, pcs, N);
+	char *dbg = tb_write_tmp("dbgw", bytes, (size_t)size);
+	char *out = addr2line(dbg, pcs, N);
 	check_answers(&m, fp, pcs, N, out, "Go-sized");
+	unlink(dbg);
+	free(dbg);
 	free(out);
 	for (size_t k = 0; k < m.nfiles; k++)
 		free(m.files[k]);

@@ -3,10 +3,13 @@
 
 For each target the test builds a small program with debug information (a C
 program by gcc for x86-64, PIE and not; generated assembly with .loc lines
-for i386, s390x and 32-bit PowerPC, by the binutils the suite installs),
-and a stripped copy. The program's own DWARF, through the tools, is the
-oracle: its functions from `readelf -sW`, its units from `readelf -wi`, the
-file:line of every byte of every function from `addr2line`. dbgw_write
+for i386, s390x and 32-bit PowerPC, by the binutils the suite installs; a Go
+program by go build, with a GNU build id), and a stripped copy. The
+program's own DWARF, through the tools, is the oracle: its functions from
+`readelf -sW`, the unit of each from `readelf -wi`, the file:line of every
+byte of every function from `addr2line` (of 12 pcs of each in the Go
+program: 1,400 functions; there, of the innermost inlined call, as Go's
+own tables give it). dbgw_write
 (tests/unit/dbgw_write.c) writes a debug file from the stripped copy's
 layout and those functions, units and rows. Then each tool must read it as
 it reads the original:
@@ -17,11 +20,14 @@ it reads the original:
   - llvm-symbolizer --obj=DEBUG, and through the build-id directory with
     --debug-file-directory on the stripped program: the same;
   - eu-addr2line -f --debuginfo-path=DIR -e STRIPPED: the same;
-  - gdb -iex 'set debug-file-directory DIR' STRIPPED: info symbol and
-    info line at a few addresses of each function;
+  - gdb -iex 'set debug-file-directory DIR' STRIPPED: info symbol (as gdb
+    says it for the unstripped program) and info line at two addresses of
+    each function;
   - readelf -a -w, eu-readelf -a -w and llvm-dwarfdump --verify: no
     warning, no error.
-Cross binutils are those of scripts/test's PACKAGES; a missing one fails.
+Cross binutils and go are those of scripts/test's PACKAGES; a missing
+binutils fails, a missing go leaves the Go program out (as the metadata
+fixtures do).
 Usage: test_dbgw_tools.py (DBGW_WRITE names the dbgw_write program).
 """
 import os
@@ -32,7 +38,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
-from common import Fail, run  # noqa: E402
+from common import TOOL_ENV, Fail, run  # noqa: E402
 
 C_MAIN = r"""
 #include "inc.h"
@@ -66,6 +72,27 @@ static int helper(int x)
 int other(int x);
 """
 
+GO_MAIN = r"""
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+type pair struct {
+	a int
+	b string
+}
+
+func twice(x int) int { return 2 * x }
+
+func main() {
+	p := pair{len(os.Args), "x"}
+	fmt.Println(twice(p.a), p.b, p == pair{1, "x"})
+}
+"""
+
 # Targets built from generated assembly: assembler, linker, a no-op
 # instruction, the binutils prefix of the tools that read them.
 ASM_TARGETS = {
@@ -78,6 +105,7 @@ ASM_TARGETS = {
 }
 
 DW_LANG_C99 = 0x0c
+DW_LANG_GO = 0x16
 FAILURES = []
 
 
@@ -105,6 +133,21 @@ def build_c(work, pie):
     flags = ["-fPIE", "-pie"] if pie else ["-no-pie"]
     run(["gcc", "-g", "-O1", "-fno-inline", "-Wl,--build-id"] + flags +
         ["-o", "prog", "main.c", "other.c"], work)
+    run(["strip", "-o", "stripped", "prog"], work)
+    return ""
+
+
+def build_go(work):
+    """A Go program with a GNU build id (the linker's -B), its own caches."""
+    with open(os.path.join(work, "main.go"), "w") as f:
+        f.write(GO_MAIN)
+    with open(os.path.join(work, "go.mod"), "w") as f:
+        f.write("module example.com/dbgw\ngo 1.19\n")
+    for var in ("GOCACHE", "GOPATH", "HOME"):
+        TOOL_ENV[var] = os.path.join(work, "go-" + var.lower())
+    TOOL_ENV["GOFLAGS"] = "-mod=mod"
+    bid = "0x" + "".join("%02x" % b for b in random.Random(7).randbytes(20))
+    run(["go", "build", "-ldflags=-B=" + bid, "-o", "prog", "."], work, timeout=300)
     run(["strip", "-o", "stripped", "prog"], work)
     return ""
 
@@ -167,16 +210,24 @@ def functions(work, prefix):
 
 
 def units(work):
-    """[(name, lo, hi)] of the compile units, from readelf -wi."""
-    out = []
-    text = tool(["readelf", "--debug-dump=info", "prog"], work)
-    for cu in text.split("(DW_TAG_compile_unit)")[1:]:
-        attrs = {}
-        for m in re.finditer(r"DW_AT_(\w+)\s*:\s*(.*)", cu.split("Abbrev Number")[0]):
-            attrs[m.group(1)] = m.group(2).strip()
-        lo = int(attrs["low_pc"], 0)
-        out.append((attrs["name"].split(": ")[-1], lo, lo + int(attrs["high_pc"], 0)))
-    return out
+    """The names of the compile units, and {entry of a subprogram: its unit's
+    index}, from readelf -wi."""
+    names, unit_of, tag = [], {}, None
+    for line in tool(["readelf", "--debug-dump=info", "prog"], work).splitlines():
+        m = re.match(r"\s*<\d+><[0-9a-f]+>: Abbrev Number: \d+ \((\w+)\)", line)
+        if m:
+            tag = m.group(1)
+            if tag == "DW_TAG_compile_unit":
+                names.append(None)
+            continue
+        m = re.match(r"\s*<[0-9a-f]+>\s+DW_AT_(\w+)\s*:\s*(?:\([^)]*\):\s*)?(.*)", line)
+        if not m or not names:
+            continue
+        if tag == "DW_TAG_compile_unit" and m.group(1) == "name" and names[-1] is None:
+            names[-1] = m.group(2).strip()
+        elif tag == "DW_TAG_subprogram" and m.group(1) == "low_pc":
+            unit_of.setdefault(int(m.group(2), 16), len(names) - 1)
+    return names, unit_of
 
 
 def symbolize(work, prefix, exe, pcs):
@@ -189,33 +240,48 @@ def symbolize(work, prefix, exe, pcs):
             for i, pc in enumerate(pcs)}
 
 
-def spec(work, prefix, funcs, cus, interleave):
+def sample_pcs(funcs, sample):
+    """Every pc of every function, or at most sample pcs of each (its entry
+    and others at random) when sample is given."""
+    rng = random.Random(99)
+    out = {}
+    for v, s, *_ in funcs:
+        if sample is None or s <= sample:
+            out[v] = list(range(v, v + s))
+        else:
+            out[v] = sorted({v} | set(rng.sample(range(v + 1, v + s), sample - 1)))
+    return out
+
+
+def spec(work, prefix, funcs, cus, t):
     """The directives of dbgw_write, and {pc: (function, file:line or None)}.
-    Each function goes to the unit of its compile unit; with interleave, the
-    units are two others, "even" and "odd", which take every other function
-    by address (so that each has many address ranges)."""
-    pcs = [pc for v, s, *_ in funcs for pc in range(v, v + s)]
-    if interleave:
+    Each function goes to the unit of its compile unit (a function without a
+    subprogram to one named "no lines", without files); with t["interleave"],
+    the units are two others, "even" and "odd", which take every other
+    function by address (so that each has many address ranges). A row at
+    each pc looked at whose file:line is not the one before."""
+    names, unit_of = cus
+    if t.get("interleave"):
         order = sorted(v for v, *_ in funcs)
-        cus = [(n, -1, -1) for n in ("even", "odd")]
-    truth = symbolize(work, prefix, "prog", pcs)
+        names, unit_of = ["even", "odd"], {v: order.index(v) % 2 for v in order}
+    pcs = sample_pcs(funcs, t.get("sample"))
+    truth = symbolize(work, prefix, "prog", [pc for v in sorted(pcs) for pc in pcs[v]])
     head, file_lines, body = ["layout\tstripped"], [], []
-    for name, lo, hi in cus:
-        head.append("unit\t%d\t%s" % (DW_LANG_C99, name))
+    for name in names:
+        head.append("unit\t%d\t%s" % (t.get("lang", DW_LANG_C99), name))
     head.append("unit\t0\tno lines")
     files, expect = {}, {}
     binds = {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
     for value, size, bind, name, _ in funcs:
-        u = next((i for i, (_, lo, hi) in enumerate(cus) if lo <= value < hi), len(cus))
-        if interleave:
-            u = order.index(value) % 2
+        u = unit_of.get(value, len(names))
         body.append("func\t%d\t%#x\t%#x\t%d\t%s" % (u, value, value + size, binds[bind], name))
         last = None
-        for pc in range(value, value + size):
+        for pc in pcs[value]:
             fn, where = truth[pc]
-            check(fn == name, "addr2line on prog names %s at %#x, not %s" % (fn, pc, name))
-            expect[pc] = (name, where if u < len(cus) else None)
-            if u == len(cus) or where == last:
+            if not t.get("inlines"):  # else addr2line names the inlined function
+                check(fn == name, "addr2line on prog names %s at %#x, not %s" % (fn, pc, name))
+            expect[pc] = (name, where if u < len(names) else None)
+            if u == len(names) or where == last:
                 continue
             last = where
             path, line = where.rsplit(":", 1)
@@ -244,14 +310,16 @@ def same(label, got, want):
 
 def check_symbols(work, prefix, funcs):
     secs = {}
-    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", tool(["readelf", "-SW", "debug"], work), re.M):
+    shdrs = tool(["readelf", "-SW", "debug"], work)
+    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", shdrs, re.M):
         secs[m.group(1)] = m.group(2)
     got = []
     for line in tool(["readelf", "-sW", "debug"], work).splitlines():
         f = line.split(None, 7)
         if len(f) == 8 and f[3] == "FUNC":
             got.append((int(f[1], 16), int(f[2], 0), f[4], f[7], secs.get(f[6], f[6])))
-    check(sorted(got) == sorted(funcs), "readelf -sW debug: %s, want %s" % (sorted(got), sorted(funcs)))
+    check(sorted(got) == sorted(funcs),
+          "readelf -sW debug: %s, want %s" % (sorted(got), sorted(funcs)))
     letters = {"LOCAL": "t", "GLOBAL": "T", "WEAK": "W"}
     want = sorted((v, letters[b], n) for v, _, b, n, _ in funcs)
     got = []
@@ -263,7 +331,8 @@ def check_symbols(work, prefix, funcs):
 
 def llvm_blocks(out, pcs):
     blocks = [b.splitlines() for b in out.strip("\n").split("\n\n")]
-    check(len(blocks) == len(pcs), "llvm-symbolizer: %d answers for %d pcs" % (len(blocks), len(pcs)))
+    check(len(blocks) == len(pcs),
+          "llvm-symbolizer: %d answers for %d pcs" % (len(blocks), len(pcs)))
     return {pc: (b[0], re.sub(r":\d+$", "", b[1]) if len(b) > 1 else None)
             for pc, b in zip(pcs, blocks)}
 
@@ -274,34 +343,58 @@ def check_symbolizers(work, prefix, dbgdir, expect):
     same("addr2line -f -e debug", symbolize(work, prefix, "debug", pcs), expect)
     out = tool(["llvm-symbolizer", "--obj=debug"] + addrs, work)
     same("llvm-symbolizer --obj=debug", llvm_blocks(out, pcs), expect)
-    out = tool(["llvm-symbolizer", "--debug-file-directory=" + dbgdir, "--obj=stripped"] + addrs,
+    if id_in_pt_note(work):
+        out = tool(["llvm-symbolizer", "--debug-file-directory=" + dbgdir, "--obj=stripped"] +
+                   addrs, work)
+        same("llvm-symbolizer --debug-file-directory --obj=stripped", llvm_blocks(out, pcs),
+             expect)
+    else:  # LLVM 14 reads a binary's build id from its PT_NOTEs only
+        print("   the build-id note of stripped is in no PT_NOTE: "
+              "llvm-symbolizer cannot look it up")
+    out = tool(["eu-addr2line", "-f", "--debuginfo-path=" + dbgdir, "-e", "stripped"] + addrs,
                work)
-    same("llvm-symbolizer --debug-file-directory --obj=stripped", llvm_blocks(out, pcs), expect)
-    out = tool(["eu-addr2line", "-f", "--debuginfo-path=" + dbgdir, "-e", "stripped"] + addrs, work)
-    lines = out.splitlines()
-    got = {pc: (lines[2 * i], re.sub(r"(:\d+):\d+$", r"\1", lines[2 * i + 1]) if 2 * i + 1 < len(lines)
-                else None) for i, pc in enumerate(pcs) if 2 * i < len(lines)}
-    same("eu-addr2line --debuginfo-path -e stripped", got, expect)
+    lines = out.splitlines() + [None]
+    got = {pc: (lines[2 * i], lines[2 * i + 1] and re.sub(r"(:\d+):\d+$", r"\1", lines[2 * i + 1]))
+           for i, pc in enumerate(pcs) if 2 * i < len(lines) - 1}
+    # eu-addr2line 0.188 prefixes a relative file name with the unit's
+    # DW_AT_comp_dir by default (-A), "(null)" in a unit without one (the
+    # writer's: binutils would prefix the name with it).
+    want = {pc: (fn, "(null)" + where if where and where[0] != "/" else where)
+            for pc, (fn, where) in expect.items()}
+    same("eu-addr2line --debuginfo-path -e stripped", got, want)
 
 
-def check_gdb(work, dbgdir, funcs, expect):
-    """info symbol and info line at the entry and the middle of each function."""
-    pcs = sorted({v for v, *_ in funcs} | {v + s // 2 for v, s, *_ in funcs})
-    cmd = ["gdb", "-batch", "-nx", "-iex", "set debuginfod enabled off",
-           "-iex", "set debug-file-directory " + dbgdir]
+def gdb_answers(work, exe, pcs, dbgdir=None):
+    """gdb's info symbol and info line at each pc, as text."""
+    cmd = ["gdb", "-batch", "-nx", "-iex", "set debuginfod enabled off", "-iex", "set auto-load no"]
+    if dbgdir:
+        cmd += ["-iex", "set debug-file-directory " + dbgdir]
     for pc in pcs:
         cmd += ["-ex", "echo @@\\n", "-ex", "info symbol %#x" % pc, "-ex", "info line *%#x" % pc]
-    cmd.append("stripped")
-    _, out, err = run(cmd, work, timeout=120)
+    _, out, err = run(cmd + [exe], work, timeout=300)
     check("warning" not in err.lower() and "error" not in err.lower(), "gdb: " + err[:2000])
     answers = out.split("@@\n")[1:]
     check(len(answers) == len(pcs), "gdb: %d answers for %d pcs" % (len(answers), len(pcs)))
+    return answers
+
+
+def check_gdb(work, dbgdir, funcs, expect):
+    """info symbol and info line at the entry and a pc in the middle of each
+    function: the symbol as gdb names it in the unstripped program (Go's
+    "package[function]" for units of DW_LANG_Go), the line expected."""
+    pcs = set()
+    for v, s, *_ in funcs:
+        mine = sorted(pc for pc in expect if v <= pc < v + s)
+        pcs |= {mine[0], mine[len(mine) // 2]}
+    pcs = sorted(pcs)
+    sym = re.compile(r"(.+?)(?: \+ \d+)? in section \.text(?: of \S+)?\n")
     bad = []
-    for pc, a in zip(pcs, answers):
+    for pc, a, p in zip(pcs, gdb_answers(work, "stripped", pcs, dbgdir),
+                        gdb_answers(work, "prog", pcs)):
+        m, want = sym.match(a), sym.match(p)
+        if not m or not want or m.group(1) != want.group(1):
+            bad.append("%#x: info symbol: %r, in prog %r" % (pc, a, p))
         fn, where = expect[pc]
-        m = re.match(r"(\S+)(?: \+ \d+)? in section \.text( of \S+)?\n", a)
-        if not m or m.group(1) != fn:
-            bad.append("%#x: info symbol: %r, want %s" % (pc, a, fn))
         if where is None:
             ok = "No line number information" in a
         else:
@@ -322,6 +415,18 @@ def check_clean(work):
     check("No errors." in out, "llvm-dwarfdump --verify debug:\n" + out[-3000:])
 
 
+def id_in_pt_note(work):
+    """Whether a PT_NOTE of stripped holds its .note.gnu.build-id."""
+    m = re.search(r"\.note\.gnu\.build-id\s+NOTE\s+([0-9a-f]+)",
+                  tool(["readelf", "-SW", "stripped"], work))
+    addr = int(m.group(1), 16)
+    for m in re.finditer(r"^\s*NOTE\s+\S+\s+(\S+)\s+\S+\s+\S+\s+(\S+)",
+                         tool(["readelf", "-lW", "stripped"], work), re.M):
+        if int(m.group(1), 16) <= addr < int(m.group(1), 16) + int(m.group(2), 16):
+            return True
+    return False
+
+
 def build_id_dir(work):
     """A debug-file directory holding debug as .build-id/xx/rest.debug."""
     m = re.search(r"Build ID: ([0-9a-f]+)", tool(["readelf", "-n", "stripped"], work))
@@ -332,17 +437,18 @@ def build_id_dir(work):
     return os.path.join(work, "dbgdir")
 
 
-def one(label, build, work):
-    print("== %s" % label)
-    prefix = build(work)
+def one(t, work):
+    print("== %s" % t["label"])
+    prefix = t["build"](work)
     funcs = functions(work, prefix)
     cus = units(work)
-    directives, expect = spec(work, prefix, funcs, cus, "(as)" in label)
+    directives, expect = spec(work, prefix, funcs, cus, t)
     with open(os.path.join(work, "spec"), "w") as f:
         f.write("\n".join(directives) + "\n")
     out = tool([os.environ["DBGW_WRITE"], "spec", "debug"], work)
-    print("   %d functions, %d units, %d rows: %s" % (
-        len(funcs), len(cus) + 1, sum(d.startswith("line") for d in directives), out.strip()))
+    print("   %d functions, %d units, %d rows, %d pcs: %s" % (
+        len(funcs), sum(d.startswith("unit") for d in directives),
+        sum(d.startswith("line") for d in directives), len(expect), out.strip()))
     dbgdir = build_id_dir(work)
     check_symbols(work, prefix, funcs)
     check_symbolizers(work, prefix, dbgdir, expect)
@@ -350,23 +456,33 @@ def one(label, build, work):
     check_clean(work)
 
 
+def targets():
+    out = [dict(label="x86-64 PIE (gcc)", build=lambda w: build_c(w, True)),
+           dict(label="x86-64 EXEC (gcc)", build=lambda w: build_c(w, False))]
+    out += [dict(label="%s (as)" % k, build=lambda w, a=a: build_asm(w, a), interleave=True)
+            for k, a in ASM_TARGETS.items()]
+    if shutil.which("go"):
+        out.append(dict(label="x86-64 Go (go build)", build=build_go, lang=DW_LANG_GO,
+                        sample=12, inlines=True))
+    else:
+        print("no go tool: the Go program is left out")
+    return out
+
+
 def main():
-    targets = [("x86-64 PIE (gcc)", lambda w: build_c(w, True)),
-               ("x86-64 EXEC (gcc)", lambda w: build_c(w, False))]
-    targets += [("%s (as)" % k, lambda w, t=t: build_asm(w, t)) for k, t in ASM_TARGETS.items()]
     only = sys.argv[1:]
     top = tempfile.mkdtemp(prefix="test_dbgw_tools.")
     print("in %s (kept when DBGW_KEEP is set)" % top)
     try:
-        for i, (label, build) in enumerate(targets):
-            if only and not any(o in label for o in only):
+        for i, t in enumerate(targets()):
+            if only and not any(o in t["label"] for o in only):
                 continue
             work = os.path.join(top, str(i))
             os.mkdir(work)
             try:
-                one(label, build, work)
+                one(t, work)
             except Fail as e:
-                check(False, "%s: %s" % (label, e))
+                check(False, "%s: %s" % (t["label"], e))
     finally:
         if not os.environ.get("DBGW_KEEP"):
             shutil.rmtree(top, ignore_errors=True)

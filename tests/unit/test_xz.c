@@ -145,6 +145,7 @@ static const struct hostile cases[] = {
         {"hx-corrupt", 0, 0, -EINVAL},
         {"hx-notelf", 0, 1024, 1024},
         {"hx-badshdr", 0, 0, 0},
+        {"hx-big", 0, (uint64_t)24 << 20, 0},
 };
 
 static void check_hostile(const struct hostile *c, enum tb_backend b, uint64_t inner)
