@@ -870,13 +870,13 @@ PFELF_API int pfelf_file_crc32(pfelf_file *f, uint32_t *crc);
  * (0xfffffff0) and 1.20 and later (0xfffffff1, read as 1.18), either byte
  * order, pointers of 4 or 8 bytes, ELF32 and ELF64.
  *
- * The pclntab is never copied whole: on first use its header is checked and
- * its function table decoded (12 bytes per function: entry and the offset
- * of the function's record), then the records, names, file names and
- * pc-value tables are read a few KiB at a time through a reader
- * (pfelf_go_reader) when they are asked for. Names and file names are given
- * as the file range they occupy and as a NUL-ended copy in the reader's
- * memory. Every offset, count and varint is checked: a table that does not
+ * The pclntab is never copied whole: on first use its header is checked,
+ * its function table decoded with the fields of each function's record a
+ * lookup needs (24 bytes per function), and its compile unit and file
+ * tables copied (a few bytes per function); names and pc-value tables are
+ * read a few KiB at a time through a reader (pfelf_go_reader) when they
+ * are asked for. Names and file names are given as the file range they
+ * occupy and as a NUL-ended copy. Every offset, count and varint is checked: a table that does not
  * hold together is -EINVAL, never a crash, a hang or an unbounded
  * allocation. What is read follows Go's debug/gosym (Go 1.19's
  * pclntab.go), so that names, files and lines are the ones it gives.
@@ -971,14 +971,35 @@ typedef struct pfelf_go_table {
  * start (enum pfelf_go_text, in that order) and the function table: entries
  * that never decrease, each function's record inside the table, every
  * entry and the last end inside one PT_LOAD's file bytes (so that what is
- * decoded per function is bounded by the file). Fills *out (the caller's
- * memory). Returns 0; -ENOENT (no pclntab); -EINVAL (malformed: a bad
- * header, offsets out of order or outside, a function count past the
- * table, overlapping functions, a text start that cannot be found); -EIO;
- * -ENOMEM. A function table of n functions costs 12 * (n + 1) bytes,
- * kept until pfelf_close() (pfelf_cost_go).
+ * decoded per function is bounded by the file), each record's entry that
+ * of the function table. Fills *out (the caller's memory). Returns 0;
+ * -ENOENT (no pclntab); -EINVAL (malformed: a bad header, offsets out of
+ * order or outside, a function count past the table, overlapping
+ * functions, a record outside the table or of another entry, a text start
+ * that cannot be found, compile unit and file tables over 32 MiB); -EIO;
+ * -ENOMEM. What is kept until pfelf_close(): 24 * (n + 1) bytes for n
+ * functions and the copies of the file tables (pfelf_cost_go).
  */
 PFELF_API int pfelf_go_table_get(pfelf_file *f, pfelf_go_table *out);
+
+/**
+ * Number of functions of f's pclntab (pfelf_go_table.nfunc, loading the
+ * table as pfelf_go_table_get does), or its errors.
+ */
+PFELF_API int pfelf_go_func_count(pfelf_file *f);
+
+/**
+ * Words for where the table was found (enum pfelf_go_where): ".gopclntab",
+ * ".data.rel.ro.gopclntab", "runtime.pclntab", "read-only segment",
+ * "PT_GNU_RELRO"; "?" for another value. A static string.
+ */
+PFELF_API const char *pfelf_go_where_name(unsigned where);
+/**
+ * Words for where the text start came from (enum pfelf_go_text): "entries",
+ * "textStart", "textStart relocation", "module data", "module data
+ * relocation", "runtime.text"; "?" for another value. A static string.
+ */
+PFELF_API const char *pfelf_go_text_name(unsigned text_from);
 
 /**
  * The file range of the pclntab as pfelf_go_table_get() finds it
@@ -992,11 +1013,12 @@ PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size);
 #define PFELF_GO_NAME_MAX (64u << 10)
 
 /**
- * A reader of one pclntab: windows of a few KiB over the parts of the table
- * (records, names, pc-value tables, file tables) and the copies of the last
- * name and file name it gave. Opaque. One thread uses a reader at a time;
+ * A reader of one pclntab: windows over the parts of the table it reads
+ * (names, pc-value tables; Go 1.2's file names), 16 KiB read when reading
+ * on and 2 KiB where it jumps to, and the copy of the last name it gave.
+ * Opaque. One thread uses a reader at a time;
  * any number of readers of one handle may work at once. It holds f, which
- * must stay open until pfelf_go_reader_close(). About 26 KiB, plus the
+ * must stay open until pfelf_go_reader_close(). About 80 KiB, plus the
  * longest name and file name it has given.
  */
 typedef struct pfelf_go_reader pfelf_go_reader;
@@ -1011,9 +1033,10 @@ PFELF_API void pfelf_go_reader_close(pfelf_go_reader *r);
 
 /** A name in the pclntab: where it is in the file, and a copy. */
 typedef struct pfelf_go_name {
-	const char *str; /* NUL-ended copy in the reader's memory: valid until the next
-	                    call that fills a name of that kind (function or file) on the
-	                    same reader; "" when there is none */
+	const char *str; /* NUL-ended copy: valid until the next call that fills a
+	                    name of that kind (function or file) on the same reader
+	                    (file names of Go 1.16+ tables live until pfelf_close());
+	                    "" when there is none */
 	uint32_t len;    /* bytes before the NUL */
 	uint64_t offset; /* file offset of its first byte; 0 when there is none */
 } pfelf_go_name;
@@ -1040,9 +1063,9 @@ typedef struct pfelf_go_pos {
  * Function index (in entry order) into *fn, and, when pos is not NULL, the
  * position of its entry (debug/gosym's PCToLine(entry)). The name is read
  * through the reader. Returns 0; -ENOENT (index >= nfunc); -EINVAL (a
- * name that runs past its table or past PFELF_GO_NAME_MAX, a record
- * outside the table, a pc-value table that stalls: more than 256 steps
- * that do not advance the pc, or a varint over 5 bytes); -EIO.
+ * name that runs past its table or past PFELF_GO_NAME_MAX, a pc-value
+ * table that stalls: more than 256 steps that do not advance the pc, or a
+ * varint over 5 bytes); -EIO.
  * A pc-value or file table that points outside the table gives -1 and ""
  * (as debug/gosym, which recovers from the same).
  */
@@ -1119,7 +1142,8 @@ PFELF_API int pfelf_go_cu_find(pfelf_file *f, uint32_t cu_offset);
 
 /** What pfelf_cost_go() finds: bytes of one allocation each. */
 typedef struct pfelf_go_cost {
-	uint64_t functions; /* the decoded function table: 12 * (nfunc + 1) */
+	uint64_t functions; /* the function table and records: 24 * (nfunc + 1) */
+	uint64_t files;     /* the copies of the compile unit and file tables */
 	uint64_t units;     /* the compile units, bounded before they are loaded: 4 * nfunc */
 	uint64_t buildinfo; /* the text of pfelf_go_buildinfo and its NUL (0 when none) */
 	uint64_t reader;    /* one reader, less the names it copies (each at most

@@ -1,13 +1,16 @@
 /*
  * Private header of Go's tables (go*.c, golang.c): the pclntab located
  * (gofind.c), its text start (gotext.c), its header and function table
- * (gopclntab.c), the reader of its records, names and pc-value tables
- * (goreader.c, gopcvalue.c, golookup.c), its compile units (gounits.c),
- * and the build info (golang.c, gobuildinfo.c, goquote.c).
+ * (gopclntab.c), its records and file tables (gorecords.c), the reader of
+ * its names and pc-value tables (goreader.c, gopcvalue.c, golookup.c), its
+ * compile units (gounits.c), and the build info (golang.c,
+ * gobuildinfo.c, goquote.c, goprint.c).
  *
  * Offsets below are file offsets; every region is [at, end) inside the
- * table, checked once at load. Nothing of the table is copied but its
- * function table (decoded) and the windows of a reader.
+ * table, checked once at load. What is kept: the function table and the
+ * used fields of the records (24 bytes a function), the compile unit and
+ * file tables (a few bytes a function); names and pc-value tables are read
+ * through a reader's windows.
  */
 #ifndef PFELF_GO_I_H
 #define PFELF_GO_I_H
@@ -30,7 +33,13 @@ struct pfelf__go_loc {
 #define PFELF__GO_HDR_MAX 72
 #define PFELF__GO_HDR_MIN 16
 
-/* A checked pclntab (gopclntab.c), kept in struct pfelf_tables. */
+/* What a function's record says, as far as it is used (its entry, checked
+ * to be the function table's, is not kept). */
+struct pfelf__go_rec {
+	uint32_t nameoff, pcfile, pcln, cuoff;
+};
+
+/* A checked pclntab (gopclntab.c, gorecords.c), kept in struct pfelf_tables. */
 struct pfelf__go {
 	bool present;       /* false: the file has no pclntab (-ENOENT) */
 	pfelf_go_table pub; /* what pfelf_go_table_get copies out */
@@ -45,11 +54,17 @@ struct pfelf__go {
 	uint8_t entry_size;         /* bytes of a record's entry: 4 (1.18+) or ptrsize */
 	uint8_t rec_size;           /* bytes of a record read: the entry, 7 or 8 words */
 	uint64_t *pc;               /* nfunc + 1 entries, never decreasing */
-	uint32_t *fo;               /* nfunc record offsets from func_at */
+	struct pfelf__go_rec *rec;  /* nfunc records */
+	uint8_t *cutab;             /* copy of [cu_at, cu_end) */
+	char *files;                /* copy of [file_at, file_end) and a NUL; NULL for 1.2 */
 	_Atomic int cu_state;       /* the compile units (gounits.c) */
 	uint32_t *cu;               /* their first entries, ascending */
 	uint32_t ncu;
 };
+
+/* Most bytes of compile unit and file tables copied (real tables: a few
+ * bytes a function). */
+#define PFELF__GO_FILES_MAX ((uint64_t)32 << 20)
 
 /* ------------------------------------------------------------- gofind.c */
 
@@ -77,6 +92,13 @@ int pfelf__go_vaddr_of(pfelf_file *f, uint64_t off, uint64_t *vaddr) PFELF_HIDDE
  * when none is found, -EIO, -ENOMEM. */
 int pfelf__go_text(pfelf_file *f, struct pfelf__go *g, const uint8_t *hdr) PFELF_HIDDEN;
 
+/* ---------------------------------------------------------- gorecords.c */
+
+/* The records of the nfunc functions at offsets fo (from func_at), their
+ * entries checked against the function table, and the copies of the
+ * compile unit and file tables: 0, -EINVAL, -EIO, -ENOMEM. */
+int pfelf__go_load_records(pfelf_file *f, struct pfelf__go *g, const uint32_t *fo) PFELF_HIDDEN;
+
 /* ---------------------------------------------------------- gopclntab.c */
 
 /* The checked table of f (loaded once): 0 with *out, -ENOENT, -EINVAL... */
@@ -86,18 +108,24 @@ void pfelf__go_free(struct pfelf__go *g) PFELF_HIDDEN;
 
 /* ----------------------------------------------------------- goreader.c */
 
-#define PFELF__GO_WIN 4096 /* bytes of one window */
+#define PFELF__GO_WIN   (16u << 10) /* bytes of a window, read when reading on */
+#define PFELF__GO_PEEK  2048        /* bytes of a peek, read after a jump */
+#define PFELF__GO_PEEKS 8           /* peeks of a reader, least recently used first out */
 
 /* The windows of a reader, one per kind of read so that none evicts
- * another's: records, names, the pc-file and pc-line tables of one
- * function, the compile unit table, the file names. */
-enum { GO_W_FUNC, GO_W_NAME, GO_W_PCF, GO_W_PCL, GO_W_CU, GO_W_FILE, GO_W_COUNT };
+ * another's: names, the pc-file and pc-line tables of one function, the
+ * file names of a Go 1.2 table (the others' are copied at load). */
+enum { GO_W_NAME, GO_W_PCF, GO_W_PCL, GO_W_FILE, GO_W_COUNT };
 
-struct pfelf__go_win {
-	uint64_t off; /* file offset of buf[0] */
-	uint32_t len; /* bytes held */
-	uint8_t buf[PFELF__GO_WIN];
+/* A window or a peek: bytes of the table at a file offset. */
+struct pfelf__go_slot {
+	uint64_t off;  /* file offset of buf[0] */
+	uint32_t len;  /* bytes held */
+	uint32_t cap;  /* PFELF__GO_WIN or PFELF__GO_PEEK */
+	uint32_t used; /* when last used (the reader's clock) */
+	uint8_t *buf;  /* in the reader's arena */
 };
+#define PFELF__GO_SLOTS (GO_W_COUNT + PFELF__GO_PEEKS)
 
 /* A name copied out, grown up to PFELF_GO_NAME_MAX + 1. */
 struct pfelf__go_str {
@@ -116,21 +144,18 @@ struct pfelf__go_pcdec {
 	int w;           /* its window */
 };
 
-/* A function's record, as far as it is read. */
-struct pfelf__go_rec {
-	uint64_t entry;
-	uint32_t nameoff, pcfile, pcln, cuoff;
-};
-
 struct pfelf_go_reader {
 	pfelf_file *f;
 	struct pfelf__go *g;
-	struct pfelf__go_win win[GO_W_COUNT];
+	struct pfelf__go_slot slot[PFELF__GO_SLOTS]; /* the windows (by kind), then the peeks */
+	uint8_t hot[GO_W_COUNT];                     /* the slot each kind read from last */
+	uint32_t clock;
 	struct pfelf__go_str name, file;
 	/* the rows of one function (golookup.c) */
 	bool lines_on;
 	uint64_t lines_pc, lines_end;
 	struct pfelf__go_pcdec lf, ll;
+	uint8_t arena[GO_W_COUNT * PFELF__GO_WIN + PFELF__GO_PEEKS * PFELF__GO_PEEK];
 };
 
 /* At least need bytes (fewer only at lim) at file offset off: *p into
@@ -142,8 +167,6 @@ int pfelf__go_bytes(pfelf_go_reader *r, int w, uint64_t off, uint64_t lim, size_
  * it), -EINVAL (longer than PFELF_GO_NAME_MAX), -EIO, -ENOMEM. */
 int pfelf__go_string(pfelf_go_reader *r, int w, uint64_t off, uint64_t lim, struct pfelf__go_str *s,
                      uint32_t *n) PFELF_HIDDEN;
-/* Record i: 0, -EINVAL (its entry is not the function table's), -EIO. */
-int pfelf__go_record(pfelf_go_reader *r, uint32_t i, struct pfelf__go_rec *out) PFELF_HIDDEN;
 
 /* ---------------------------------------------------------- gopcvalue.c */
 

@@ -29,17 +29,31 @@ static int name_at(pfelf_go_reader *r, int w, uint64_t off, uint64_t lim, struct
 }
 
 /* The uint32 at index i of the compile unit (1.2: file) table: 0, -ERANGE. */
-static int cu_word(pfelf_go_reader *r, uint64_t i, uint32_t *v)
+static int cu_word(const struct pfelf__go *g, uint64_t i, uint32_t *v)
+{
+	uint64_t n = (g->cu_end - g->cu_at) / 4;
+	if (i >= n)
+		return -ERANGE;
+	*v = pfelf__u32(g->cutab + 4 * i, g->pub.big_endian);
+	return 0;
+}
+
+/* The file name at offset off of the file names: from their copy (1.16+),
+ * through a window (Go 1.2: anywhere in the table). */
+static int file_name(pfelf_go_reader *r, uint32_t off, pfelf_go_name *out)
 {
 	const struct pfelf__go *g = r->g;
-	const uint8_t *p;
-	size_t avail;
-	if (i > (g->cu_end - g->cu_at) / 4 || (g->cu_end - g->cu_at) / 4 - i < 1)
+	if (!g->files)
+		return name_at(r, GO_W_FILE, g->file_at + off, g->file_end, &r->file, out);
+	uint64_t len = g->file_end - g->file_at;
+	const char *nul = off < len ? memchr(g->files + off, 0, len - off) : NULL;
+	if (!nul)
 		return -ERANGE;
-	int ret = pfelf__go_bytes(r, GO_W_CU, g->cu_at + 4 * i, g->cu_end, 4, &p, &avail);
-	if (ret < 0)
-		return ret;
-	*v = pfelf__u32(p, g->pub.big_endian);
+	if (nul - (g->files + off) > PFELF_GO_NAME_MAX)
+		return -EINVAL;
+	out->str = g->files + off;
+	out->len = (uint32_t)(nul - out->str);
+	out->offset = g->file_at + off;
 	return 0;
 }
 
@@ -53,17 +67,17 @@ PFELF_API int pfelf_go_file(pfelf_go_reader *r, uint32_t cu_offset, int32_t file
 	if (g->pub.version == PFELF_GO_V12) {
 		if (fileno <= 0) /* entry 0 is the table's count */
 			return 0;
-		ret = cu_word(r, (uint64_t)fileno, &off);
+		ret = cu_word(g, (uint64_t)fileno, &off);
 	} else {
 		if (fileno < 0)
 			return 0;
 		/* debug/gosym indexes cutab with uint32 arithmetic */
-		ret = cu_word(r, (uint32_t)(cu_offset + (uint32_t)fileno), &off);
+		ret = cu_word(g, (uint32_t)(cu_offset + (uint32_t)fileno), &off);
 		if (ret == 0 && off == UINT32_MAX)
 			return 0; /* a file the linker left out */
 	}
 	if (ret == 0)
-		ret = name_at(r, GO_W_FILE, g->file_at + off, g->file_end, &r->file, out);
+		ret = file_name(r, off, out);
 	if (ret == -ERANGE) {
 		no_name(out);
 		return 0;
@@ -71,42 +85,42 @@ PFELF_API int pfelf_go_file(pfelf_go_reader *r, uint32_t cu_offset, int32_t file
 	return ret;
 }
 
-/* The position of pc in the function of record rec. */
-static int position(pfelf_go_reader *r, const struct pfelf__go_rec *rec, uint64_t pc,
-                    pfelf_go_pos *pos)
+/* The position of pc in function i. */
+static int position(pfelf_go_reader *r, uint32_t i, uint64_t pc, pfelf_go_pos *pos)
 {
-	int ret = pfelf__go_pc_value(r, rec->pcfile, rec->entry, pc, GO_W_PCF, &pos->fileno);
+	const struct pfelf__go_rec *rec = &r->g->rec[i];
+	uint64_t entry = r->g->pc[i];
+	/* one window for both: the linker writes a function's tables together */
+	int ret = pfelf__go_pc_value(r, rec->pcfile, entry, pc, GO_W_PCF, &pos->fileno);
 	if (ret == 0)
-		ret = pfelf__go_pc_value(r, rec->pcln, rec->entry, pc, GO_W_PCL, &pos->line);
+		ret = pfelf__go_pc_value(r, rec->pcln, entry, pc, GO_W_PCL, &pos->line);
 	if (ret == 0)
 		ret = pfelf_go_file(r, rec->cuoff, pos->fileno, &pos->file);
 	return ret;
 }
 
-/* Function i's record and row into *rec and *fn. */
-static int function(pfelf_go_reader *r, uint32_t i, struct pfelf__go_rec *rec, pfelf_go_func *fn)
+/* Function i into *fn. */
+static int function(pfelf_go_reader *r, uint32_t i, pfelf_go_func *fn)
 {
 	const struct pfelf__go *g = r->g;
 	if (i >= g->pub.nfunc)
 		return -ENOENT;
-	int ret = pfelf__go_record(r, i, rec);
-	if (ret < 0)
-		return ret;
+	const struct pfelf__go_rec *rec = &g->rec[i];
 	fn->index = i;
 	fn->entry = g->pc[i];
 	fn->end = g->pc[i + 1];
 	fn->cu_offset = rec->cuoff;
-	ret = name_at(r, GO_W_NAME, g->name_at + rec->nameoff, g->name_end, &r->name, &fn->name);
+	int ret =
+	        name_at(r, GO_W_NAME, g->name_at + rec->nameoff, g->name_end, &r->name, &fn->name);
 	return ret == -ERANGE ? -EINVAL : ret; /* debug/gosym gives up on the table */
 }
 
 PFELF_API int pfelf_go_func_get(pfelf_go_reader *r, uint32_t index, pfelf_go_func *fn,
                                 pfelf_go_pos *pos)
 {
-	struct pfelf__go_rec rec;
-	int ret = function(r, index, &rec, fn);
+	int ret = function(r, index, fn);
 	if (ret == 0 && pos)
-		ret = position(r, &rec, fn->entry, pos);
+		ret = position(r, index, fn->entry, pos);
 	return ret;
 }
 
@@ -125,25 +139,24 @@ PFELF_API int pfelf_go_pc_lookup(pfelf_go_reader *r, uint64_t pc, pfelf_go_func 
 		else
 			hi = mid;
 	}
-	struct pfelf__go_rec rec;
-	int ret = function(r, lo, &rec, fn);
+	int ret = function(r, lo, fn);
 	if (ret == 0 && pos)
-		ret = position(r, &rec, pc, pos);
+		ret = position(r, lo, pc, pos);
 	return ret;
 }
 
 PFELF_API int pfelf_go_lines_begin(pfelf_go_reader *r, uint32_t index, pfelf_go_func *fn)
 {
-	struct pfelf__go_rec rec;
 	pfelf_go_func tmp;
 	r->lines_on = false;
-	int ret = function(r, index, &rec, fn ? fn : &tmp);
+	int ret = function(r, index, fn ? fn : &tmp);
 	if (ret < 0)
 		return ret;
-	pfelf__go_pc_start(r, &r->lf, rec.pcfile, rec.entry, GO_W_PCF);
-	pfelf__go_pc_start(r, &r->ll, rec.pcln, rec.entry, GO_W_PCL);
-	r->lf.pc = r->ll.pc = rec.entry; /* no value yet: a step is due */
-	r->lines_pc = rec.entry;
+	const struct pfelf__go_rec *rec = &r->g->rec[index];
+	uint64_t entry = r->g->pc[index];
+	pfelf__go_pc_start(r, &r->lf, rec->pcfile, entry, GO_W_PCF);
+	pfelf__go_pc_start(r, &r->ll, rec->pcln, entry, GO_W_PCL);
+	r->lines_pc = entry;
 	r->lines_end = r->g->pc[index + 1];
 	r->lines_on = true;
 	return 0;

@@ -122,8 +122,8 @@ static int read_header(pfelf_file *f, const struct pfelf__go_loc *loc, struct pf
 }
 
 /* Decode pairs [first, first + n) of the function table from buf. */
-static int decode_pairs(struct pfelf__go *g, const uint8_t *buf, unsigned fs, uint64_t first,
-                        size_t n)
+static int decode_pairs(struct pfelf__go *g, uint32_t *fos, const uint8_t *buf, unsigned fs,
+                        uint64_t first, size_t n)
 {
 	bool m = g->pub.big_endian;
 	uint64_t room = g->func_end - g->func_at;
@@ -143,31 +143,32 @@ static int decode_pairs(struct pfelf__go *g, const uint8_t *buf, unsigned fs, ui
 		uint64_t fo = pfelf__go_word(buf + (2 * k + 1) * fs, fs, m);
 		if (fo > room || room - fo < g->rec_size || fo > UINT32_MAX)
 			return -EINVAL;
-		g->fo[i] = (uint32_t)fo;
+		fos[i] = (uint32_t)fo;
 	}
 	return 0;
 }
 
-/* Read and decode the function table: nfunc pairs and the end entry. */
-static int read_functab(pfelf_file *f, struct pfelf__go *g)
+/* Read and decode the function table: nfunc pairs and the end entry, the
+ * record offsets into *fos (the caller frees it). */
+static int read_functab(pfelf_file *f, struct pfelf__go *g, uint32_t **fos)
 {
 	uint32_t nf = g->pub.nfunc;
 	unsigned fs = g->pub.version >= PFELF_GO_V118 ? 4 : g->pub.ptrsize;
 	uint64_t at =
 	        g->pub.version == PFELF_GO_V12 ? g->pub.offset + 8 + g->pub.ptrsize : g->func_at;
-	if ((uint64_t)nf * 12 > PFELF__MAX_TABLE)
+	if ((uint64_t)nf * (sizeof(*g->pc) + sizeof(*g->rec)) > PFELF__MAX_TABLE)
 		return -EINVAL;
 	g->pc = malloc(((size_t)nf + 1) * sizeof(*g->pc));
-	g->fo = malloc(((size_t)nf + 1) * sizeof(*g->fo));
+	*fos = malloc(((size_t)nf + 1) * sizeof(**fos));
 	uint8_t *buf = malloc(FUNCTAB_CHUNK);
-	int ret = g->pc && g->fo && buf ? 0 : -ENOMEM;
+	int ret = g->pc && *fos && buf ? 0 : -ENOMEM;
 	size_t per = FUNCTAB_CHUNK / (2 * fs);
 	for (uint64_t i = 0; ret == 0 && i <= nf; i += per) {
 		size_t n = nf + 1 - i < per ? (size_t)(nf + 1 - i) : per;
 		size_t len = (i + n > nf ? 2 * n - 1 : 2 * n) * fs;
 		ret = pfelf__read_range(f, at + 2 * i * fs, buf, len);
 		if (ret == 0)
-			ret = decode_pairs(g, buf, fs, i, n);
+			ret = decode_pairs(g, *fos, buf, fs, i, n);
 	}
 	free(buf);
 	return ret;
@@ -204,12 +205,16 @@ static int load_go(pfelf_file *f, void *ctx)
 		m->go = g; /* remembered: no pclntab */
 		return 0;
 	}
+	uint32_t *fos = NULL;
 	if (ret == 0)
 		ret = read_header(f, &loc, g);
 	if (ret == 0)
-		ret = read_functab(f, g);
+		ret = read_functab(f, g, &fos);
 	if (ret == 0 && g->pub.nfunc > 0)
 		ret = text_in_segment(f, g);
+	if (ret == 0)
+		ret = pfelf__go_load_records(f, g, fos);
+	free(fos);
 	if (ret < 0) {
 		pfelf__go_free(g);
 		return ret;
@@ -226,7 +231,9 @@ void pfelf__go_free(struct pfelf__go *g)
 	if (!g)
 		return;
 	free(g->pc);
-	free(g->fo);
+	free(g->rec);
+	free(g->cutab);
+	free(g->files);
 	free(g->cu);
 	free(g);
 }
@@ -251,6 +258,38 @@ PFELF_API int pfelf_go_table_get(pfelf_file *f, pfelf_go_table *out)
 	return ret;
 }
 
+PFELF_API int pfelf_go_func_count(pfelf_file *f)
+{
+	struct pfelf__go *g;
+	int ret = pfelf__go_get(f, &g);
+	return ret < 0 ? ret : (int)g->pub.nfunc;
+}
+
+PFELF_API const char *pfelf_go_where_name(unsigned where)
+{
+	static const char *const names[] = {
+	        [PFELF_GO_SECTION] = ".gopclntab",
+	        [PFELF_GO_RELRO_SECTION] = ".data.rel.ro.gopclntab",
+	        [PFELF_GO_SYMBOLS] = "runtime.pclntab",
+	        [PFELF_GO_SCAN] = "read-only segment",
+	        [PFELF_GO_SCAN_RELRO] = "PT_GNU_RELRO",
+	};
+	return where < sizeof(names) / sizeof(names[0]) && names[where] ? names[where] : "?";
+}
+
+PFELF_API const char *pfelf_go_text_name(unsigned text_from)
+{
+	static const char *const names[] = {
+	        [PFELF_GO_TEXT_ABSOLUTE] = "entries",
+	        [PFELF_GO_TEXT_HEADER] = "textStart",
+	        [PFELF_GO_TEXT_HEADER_RELOC] = "textStart relocation",
+	        [PFELF_GO_TEXT_MODULE] = "module data",
+	        [PFELF_GO_TEXT_MODULE_RELOC] = "module data relocation",
+	        [PFELF_GO_TEXT_SYMBOL] = "runtime.text",
+	};
+	return text_from < sizeof(names) / sizeof(names[0]) ? names[text_from] : "?";
+}
+
 PFELF_API int pfelf_cost_go(pfelf_file *f, pfelf_go_cost *out)
 {
 	if (!f || !out)
@@ -259,7 +298,8 @@ PFELF_API int pfelf_cost_go(pfelf_file *f, pfelf_go_cost *out)
 	struct pfelf__go *g;
 	if (pfelf__go_get(f, &g) == 0) {
 		uint64_t n = g->pub.nfunc;
-		out->functions = (n + 1) * sizeof(*g->pc) + (n + 1) * sizeof(*g->fo);
+		out->functions = (n + 1) * sizeof(*g->pc) + (n + 1) * sizeof(*g->rec);
+		out->files = (g->cu_end - g->cu_at) + (g->files ? g->file_end - g->file_at + 1 : 0);
 		out->units = atomic_load(&g->cu_state) > 0 ? (uint64_t)g->ncu * 4 : n * 4;
 		out->reader = sizeof(struct pfelf_go_reader);
 	}

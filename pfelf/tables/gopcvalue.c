@@ -37,15 +37,11 @@ void pfelf__go_pc_start(pfelf_go_reader *r, struct pfelf__go_pcdec *d, uint32_t 
 	d->state = d->at < r->g->pc_end ? 1 : -1;
 }
 
-int pfelf__go_pc_step(pfelf_go_reader *r, struct pfelf__go_pcdec *d)
+/* One step of d from the avail bytes at p (at least 2 * VARINT_MAX, or
+ * all that is left of the table): as pfelf__go_pc_step, the bytes it took
+ * added to d->at. */
+static int step_from(const uint8_t *p, size_t avail, struct pfelf__go_pcdec *d, unsigned quantum)
 {
-	if (d->state != 1)
-		return d->state == 0 ? 0 : -ERANGE;
-	const uint8_t *p;
-	size_t avail;
-	int ret = pfelf__go_bytes(r, d->w, d->at, r->g->pc_end, 2 * VARINT_MAX, &p, &avail);
-	if (ret < 0)
-		return ret;
 	uint32_t uv, pcd;
 	int n1 = uvarint(p, avail, &uv);
 	if (n1 > 0 && uv == 0 && d->pc != d->entry) {
@@ -62,29 +58,50 @@ int pfelf__go_pc_step(pfelf_go_reader *r, struct pfelf__go_pcdec *d)
 	d->at += (uint64_t)n1 + (uint64_t)n2;
 	uint32_t vd = uv & 1 ? ~(uv >> 1) : uv >> 1;
 	d->val = (int32_t)((uint32_t)d->val + vd); /* int32 arithmetic wraps in Go */
-	uint32_t delta = pcd * r->g->pub.quantum;  /* so does uint32's */
+	uint32_t delta = pcd * quantum;            /* so does uint32's */
 	if (delta == 0 && ++d->stalls > MAX_STALLS)
 		return -EINVAL;
 	d->pc += delta;
 	return 1;
 }
 
+int pfelf__go_pc_step(pfelf_go_reader *r, struct pfelf__go_pcdec *d)
+{
+	if (d->state != 1)
+		return d->state == 0 ? 0 : -ERANGE;
+	const uint8_t *p;
+	size_t avail;
+	int ret = pfelf__go_bytes(r, d->w, d->at, r->g->pc_end, 2 * VARINT_MAX, &p, &avail);
+	return ret < 0 ? ret : step_from(p, avail, d, r->g->pub.quantum);
+}
+
 int pfelf__go_pc_value(pfelf_go_reader *r, uint32_t off, uint64_t entry, uint64_t target, int w,
                        int32_t *val)
 {
 	struct pfelf__go_pcdec d;
+	const uint8_t *p = NULL;
+	size_t avail = 0;
 	pfelf__go_pc_start(r, &d, off, entry, w);
-	for (;;) {
-		int ret = pfelf__go_pc_step(r, &d);
+	/* steps decoded from one window as long as it holds them: no other
+	 * read comes between them */
+	while (d.state == 1) {
+		if (avail < 2 * VARINT_MAX) {
+			int ret = pfelf__go_bytes(r, w, d.at, r->g->pc_end, 2 * VARINT_MAX, &p,
+			                          &avail);
+			if (ret < 0)
+				return ret;
+		}
+		uint64_t at = d.at;
+		int ret = step_from(p, avail, &d, r->g->pub.quantum);
 		if (ret == 1 && target < d.pc) {
 			*val = d.val;
 			return 0;
 		}
-		if (ret == 0 || ret == -ERANGE) {
-			*val = -1;
-			return 0;
-		}
-		if (ret < 0)
+		if (ret == -EINVAL)
 			return ret;
+		p += d.at - at;
+		avail -= (size_t)(d.at - at);
 	}
+	*val = -1; /* the table ended, or ran off the tables */
+	return 0;
 }

@@ -1,11 +1,31 @@
 /* A reader of one pclntab: windows of PFELF__GO_WIN bytes over the table,
- * one per kind of read (records, names, the two pc-value tables of a
- * function, the compile unit table, the file names), filled by the kernel
- * (pfelf__read_range) on a miss; the NUL-ended strings it copies out. */
+ * one per kind of read (names, the two pc-value tables of a function, the
+ * file names of a Go 1.2 table), filled when reading on, and PFELF__GO_PEEKS
+ * small peeks filled where a read jumps to, least recently used first out;
+ * every window is looked in before one is filled through the kernel
+ * (pfelf__read_range). And the NUL-ended strings it copies out. Walking
+ * every function with its entry's position reads 0.2 times a function (the
+ * compile tool of Go 1.19: 2,630 reads for 14,045 functions); a random
+ * lookup reads its name and its pc-value tables: 2 reads. */
 #include "tables/go_i.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The slots of r in its arena, each kind reading from its window first. */
+static void reader_init(pfelf_go_reader *r, pfelf_file *f, struct pfelf__go *g)
+{
+	uint8_t *at = r->arena;
+	r->f = f;
+	r->g = g;
+	for (int k = 0; k < PFELF__GO_SLOTS; k++) {
+		r->slot[k].cap = k < GO_W_COUNT ? PFELF__GO_WIN : PFELF__GO_PEEK;
+		r->slot[k].buf = at;
+		at += r->slot[k].cap;
+	}
+	for (int k = 0; k < GO_W_COUNT; k++)
+		r->hot[k] = (uint8_t)k;
+}
 
 PFELF_API int pfelf_go_reader_open(pfelf_file *f, pfelf_go_reader **out)
 {
@@ -16,8 +36,7 @@ PFELF_API int pfelf_go_reader_open(pfelf_file *f, pfelf_go_reader **out)
 	pfelf_go_reader *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->f = f;
-	r->g = g;
+	reader_init(r, f, g);
 	*out = r;
 	return 0;
 }
@@ -31,28 +50,55 @@ PFELF_API void pfelf_go_reader_close(pfelf_go_reader *r)
 	free(r);
 }
 
-int pfelf__go_bytes(pfelf_go_reader *r, int w, uint64_t off, uint64_t lim, size_t need,
+/* Bytes slot x holds from file offset at on. */
+static uint64_t held(const struct pfelf__go_slot *x, uint64_t at)
+{
+	return at >= x->off && at - x->off < x->len ? x->off + x->len - at : 0;
+}
+
+/* The slot to fill for a read of kind w at at: window w when reading on
+ * past it (or for more than a peek holds), else the least recently used
+ * peek. */
+static struct pfelf__go_slot *victim(pfelf_go_reader *r, int w, uint64_t at, size_t need)
+{
+	struct pfelf__go_slot *x = &r->slot[w];
+	bool onward = x->len && at >= x->off && at - x->off <= 2 * (uint64_t)x->len;
+	if (onward || need > PFELF__GO_PEEK)
+		return x;
+	struct pfelf__go_slot *old = &r->slot[GO_W_COUNT];
+	for (int k = GO_W_COUNT + 1; k < PFELF__GO_SLOTS; k++)
+		if (r->slot[k].used < old->used)
+			old = &r->slot[k];
+	return old;
+}
+
+int pfelf__go_bytes(pfelf_go_reader *r, int w, uint64_t at, uint64_t lim, size_t need,
                     const uint8_t **p, size_t *avail)
 {
-	struct pfelf__go_win *x = &r->win[w];
-	if (off >= lim) {
-		*p = x->buf;
-		*avail = 0;
-		return 0;
+	uint64_t room = at < lim ? lim - at : 0;
+	struct pfelf__go_slot *x = &r->slot[r->hot[w]];
+	uint64_t have = held(x, at);
+	for (int k = 0; have < need && have < room && k < PFELF__GO_SLOTS; k++) {
+		if (held(&r->slot[k], at) > have) {
+			x = &r->slot[k];
+			have = held(x, at);
+		}
 	}
-	uint64_t have = off >= x->off && off - x->off < x->len ? x->off + x->len - off : 0;
-	if (have < need && have < lim - off) {
-		uint64_t len = lim - off < PFELF__GO_WIN ? lim - off : PFELF__GO_WIN;
+	if (have < need && have < room) {
+		x = victim(r, w, at, need);
+		uint64_t n = room < x->cap ? room : x->cap;
 		x->len = 0;
-		int ret = pfelf__read_range(r->f, off, x->buf, (size_t)len);
+		int ret = pfelf__read_range(r->f, at, x->buf, (size_t)n);
 		if (ret < 0)
 			return ret;
-		x->off = off;
-		x->len = (uint32_t)len;
-		have = len;
+		x->off = at;
+		x->len = (uint32_t)n;
+		have = n;
 	}
-	*p = x->buf + (off - x->off);
-	*avail = (size_t)have;
+	x->used = ++r->clock;
+	r->hot[w] = (uint8_t)(x - r->slot);
+	*p = have ? x->buf + (at - x->off) : x->buf;
+	*avail = (size_t)(have < room ? have : room);
 	return 0;
 }
 
@@ -102,27 +148,4 @@ int pfelf__go_string(pfelf_go_reader *r, int w, uint64_t off, uint64_t lim, stru
 		off += avail;
 	}
 	return -ERANGE;
-}
-
-int pfelf__go_record(pfelf_go_reader *r, uint32_t i, struct pfelf__go_rec *out)
-{
-	const struct pfelf__go *g = r->g;
-	const uint8_t *p;
-	size_t avail;
-	uint64_t at = g->func_at + g->fo[i]; /* checked at load: rec_size bytes inside */
-	int ret = pfelf__go_bytes(r, GO_W_FUNC, at, g->func_end, g->rec_size, &p, &avail);
-	if (ret < 0)
-		return ret;
-	bool m = g->pub.big_endian;
-	unsigned e = g->entry_size;
-	out->entry = pfelf__go_word(p, e, m);
-	if (g->pub.version >= PFELF_GO_V118)
-		out->entry += g->pub.text; /* a wrap fails the check below */
-	out->nameoff = pfelf__u32(p + e, m);
-	out->pcfile = pfelf__u32(p + e + 16, m);
-	out->pcln = pfelf__u32(p + e + 20, m);
-	out->cuoff = g->pub.version == PFELF_GO_V12 ? 0 : pfelf__u32(p + e + 28, m);
-	/* debug/gosym decodes the pc-value tables from this entry; ours are
-	 * the function table's, so both must be one */
-	return out->entry == g->pc[i] ? 0 : -EINVAL;
 }

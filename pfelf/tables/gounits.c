@@ -1,9 +1,9 @@
 /* The compile units of a pclntab. From Go 1.16 the linker writes, per
  * compile unit, the list of its files into cutab, and each function's
  * record says where its unit's list starts (cuOffset): the units are the
- * distinct starts, in table order, each running to the next one. Read once
- * (every record, through a reader), 4 bytes per unit kept. A Go 1.2 table
- * is one unit: its file table. */
+ * distinct starts, in table order, each running to the next one. Made once
+ * from the records, 4 bytes per unit kept. A Go 1.2 table is one unit: its
+ * file table. */
 #include "tables/go_i.h"
 
 #include <stdlib.h>
@@ -14,30 +14,20 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The distinct cuOffsets of the records into g->cu. */
-static int collect(pfelf_file *f, struct pfelf__go *g, uint32_t *cu, uint32_t *ncu)
+/* The distinct cuOffsets of the records into cu, sorted. */
+static int collect(const struct pfelf__go *g, uint32_t *cu, uint32_t *ncu)
 {
-	pfelf_go_reader *r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->f = f;
-	r->g = g;
 	uint64_t entries = (g->cu_end - g->cu_at) / 4;
 	uint32_t n = 0;
-	int ret = 0;
-	for (uint32_t i = 0; i < g->pub.nfunc && ret == 0; i++) {
-		struct pfelf__go_rec rec;
-		ret = pfelf__go_record(r, i, &rec);
-		if (ret == 0 && rec.cuoff != UINT32_MAX) {
-			if (rec.cuoff > entries)
-				ret = -EINVAL;
-			else if (n == 0 || cu[n - 1] != rec.cuoff)
-				cu[n++] = rec.cuoff;
-		}
+	for (uint32_t i = 0; i < g->pub.nfunc; i++) {
+		uint32_t c = g->rec[i].cuoff;
+		if (c == UINT32_MAX)
+			continue;
+		if (c > entries)
+			return -EINVAL;
+		if (n == 0 || cu[n - 1] != c)
+			cu[n++] = c;
 	}
-	pfelf_go_reader_close(r);
-	if (ret < 0)
-		return ret;
 	qsort(cu, n, sizeof(*cu), cmp_u32);
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < n; i++)
@@ -49,6 +39,7 @@ static int collect(pfelf_file *f, struct pfelf__go *g, uint32_t *cu, uint32_t *n
 
 static int load_units(pfelf_file *f, void *ctx)
 {
+	(void)f;
 	struct pfelf__go *g = ctx;
 	uint32_t n = g->pub.version == PFELF_GO_V12 ? 1 : g->pub.nfunc;
 	uint32_t *cu = malloc(((size_t)n + 1) * sizeof(*cu));
@@ -58,7 +49,7 @@ static int load_units(pfelf_file *f, void *ctx)
 	if (g->pub.version == PFELF_GO_V12)
 		cu[0] = 0;
 	else
-		ret = collect(f, g, cu, &n);
+		ret = collect(g, cu, &n);
 	if (ret < 0) {
 		free(cu);
 		return ret;

@@ -237,6 +237,9 @@ static void check_where(const struct tg_fixture *fx, enum tb_backend b)
 	for (size_t k = 0; k < sizeof(expect) / sizeof(expect[0]); k++)
 		if (strcmp(expect[k].name, fx->name) == 0)
 			w = &expect[k];
+	assert_ret(pfelf_go_func_count(h.f), t.nfunc);
+	assert_string_not_equal(pfelf_go_where_name(t.where), "?");
+	assert_string_not_equal(pfelf_go_text_name(t.text_from), "?");
 	if (w) {
 		assert_int_equal(t.where, w->where);
 		assert_int_equal(t.text_from, w->text_from);
@@ -274,6 +277,10 @@ static void test_where(void **state)
 	assert_ret(pfelf_go_table_get(h.f, &t), 0);
 	assert_ret(pfelf_section_by_name(h.f, ".text", &text), 0);
 	assert_true(t.text > text->addr);
+	const uint8_t *id;
+	assert_true(pfelf_build_id(h.f, &id) >= 2); /* gcc gave it a GNU build id */
+	assert_string_equal(pfelf_go_where_name(0), "?");
+	assert_string_equal(pfelf_go_text_name(6), "?");
 	print_message("prog-amd64-cgo: .text at %#llx, runtime.text at %#llx\n",
 	              (unsigned long long)text->addr, (unsigned long long)t.text);
 	tb_close(&h);
@@ -322,9 +329,10 @@ static void check_units(const struct tg_fixture *fx, enum tb_backend b)
 	}
 	pfelf_go_cost cost;
 	assert_ret(pfelf_cost_go(h.f, &cost), 0);
-	assert_int_equal(cost.functions, 12 * ((uint64_t)t.nfunc + 1));
+	assert_int_equal(cost.functions, 24 * ((uint64_t)t.nfunc + 1));
+	assert_true(cost.files > 0 && cost.files < 64 * ((uint64_t)t.nfunc + 64));
 	assert_int_equal(cost.units, 4 * (uint64_t)ncu);
-	assert_true(cost.reader > 0 && cost.reader < 32 << 10);
+	assert_true(cost.reader > 0 && cost.reader < 96 << 10);
 	pfelf_go_reader_close(r);
 	tb_close(&h);
 }
