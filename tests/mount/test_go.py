@@ -47,6 +47,15 @@ from elffs_mount import (Checker, Mount, MountError, as_nobody, require_fuse)
 
 ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
 EVERY = 50  # addr2line at a pc of every 50th function
+# Where the patched layouts' tables and text starts are found (mkgo.py).
+INFO_LINES = {
+    "prog-amd64-cgopie-stripped": ["go pclntab: PT_GNU_RELRO, "],
+    "prog-amd64-pie-textreloc": ["go text start: 0x401000 (textStart relocation)\n"],
+    "prog-amd64-pie-modreloc": ["go text start: 0x401000 (module data relocation)\n"],
+    "prog-amd64-go126": ["go text start: 0x401000 (module data)\n"],
+    "prog-amd64-textsym": ["go text start: 0x401000 (runtime.text)\n"],
+    "synth-1.2-le64": ["go text start: none (entries are addresses)\n"],
+}
 
 
 def read(path):
@@ -152,11 +161,13 @@ def check_info(ck, top, name, funcs):
     info = read(os.path.join(top, "info")).decode(errors="replace")
     ck.ok(f"go functions: {len(funcs)}\n" in info, f"{name}: info has no 'go functions: "
           f"{len(funcs)}': {info[-400:]!r}")
-    ck.ok(re.search(r"^go pclntab: Go 1\.(2|16|18|20) format \(magic 0x[0-9a-f]{8}\), .+, "
-                    r"offset 0x[0-9a-f]+, \d+ bytes$", info, re.M),
+    ck.ok(re.search(r"^go pclntab: .+, offset 0x[0-9a-f]+, \d+ bytes, Go 1\.(2|16|18|20) format "
+                    r"\(magic 0x[0-9a-f]{8}\)$", info, re.M),
           f"{name}: info has no go pclntab line")
     ck.ok(re.search(r"^go text start: (0x[0-9a-f]+ \(.+\)|none \(.+\))$", info, re.M),
           f"{name}: info has no go text start line")
+    for line in INFO_LINES.get(name, ()):
+        ck.ok(f"\n{line}" in info, f"{name}: info has no {line!r}: {info[-300:]!r}")
 
 
 def check_fixture(ck, mnt, fix, name, twin):
