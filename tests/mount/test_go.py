@@ -43,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 
-from elffs_mount import (Checker, Mount, MountError, as_nobody, require_fuse)
+from elffs_mount import Checker, Mount, MountError, as_nobody, require_fuse
 
 ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
 EVERY = 50  # addr2line at a pc of every 50th function
@@ -85,7 +85,8 @@ def funcs_of(fix, name):
     gives them: a tab in a name would be the name's, the position is the
     last field)."""
     out = []
-    for line in read(os.path.join(fix, name + ".funcs")).decode(errors="surrogateescape").splitlines():
+    text = read(os.path.join(fix, name + ".funcs")).decode(errors="surrogateescape")
+    for line in text.splitlines():
         e, n, rest = line.split("\t", 2)
         fn, pos = rest.rsplit("\t", 1)
         out.append((int(e, 16), int(n, 16), fn, pos))
@@ -176,7 +177,8 @@ def check_fixture(ck, mnt, fix, name, twin):
     if not ck.ok("go" in os.listdir(top), f"{name}: no go/ listed"):
         return
     listed = sorted(os.listdir(os.path.join(top, "go")))
-    want = ["debug", "functions"] + (["buildinfo"] if read(os.path.join(fix, name + ".gov")) else [])
+    has_info = bool(read(os.path.join(fix, name + ".gov")))
+    want = ["debug", "functions"] + (["buildinfo"] if has_info else [])
     ck.eq(listed, sorted(want), f"{name}: ls go/")
     check_functions(ck, top, fix, name)
     check_buildinfo(ck, top, fix, name)
@@ -307,7 +309,7 @@ def check_hostile(ck, m, names):
               f"{name}: daemon gone after go/")
 
 
-def check_other_user(ck, mnt, fix, src, bid):
+def check_other_user(ck, mnt, bid):
     """nobody, under allow_other: prog-amd64 (0644) the same; prog-amd64-cgo-stripped
     (made 0600 here) no go/ and no .build-id target."""
     readable = os.path.join(mnt, "prog-amd64", "go", "functions")
@@ -323,7 +325,6 @@ def check_other_user(ck, mnt, fix, src, bid):
         link = os.path.join(mnt, ".build-id", bid[:2], bid[2:] + ".debug")
         ck.ok(as_nobody(lambda: read(link) and False) in (errno.EACCES, errno.ENOENT),
               "nobody reads go/debug of a 0600 program through .build-id")
-    del fix, src
 
 
 def run(ck, fix, backend):
@@ -349,7 +350,7 @@ def run(ck, fix, backend):
             bid = check_build_id(ck, m.path, fix, src)
             real_debug_wins(ck, m.path, src)
             check_hostile(ck, m, hostile)
-            check_other_user(ck, m.path, fix, src, bid)
+            check_other_user(ck, m.path, bid)
 
 
 def main():
