@@ -22,10 +22,11 @@ backends (default and -o nommap):
   the binary's go/debug, and so does its debug; gdb -batch -iex 'set
   debug-file-directory MNT' -ex 'info symbol ADDR'
   ./prog-amd64-cgo-stripped names the function of every 50th (none
-  without the mount), llvm-symbolizer --debug-file-directory=MNT names
-  one; a program with a debug file of its own in SOURCE (the cgo program
-  stripped by binutils, its objcopy --only-keep-debug file beside) gets
-  that one, and info says which one each serves;
+  without the mount), llvm-symbolizer --debug-file-directory=MNT and
+  eu-addr2line --debuginfo-path=MNT name one; a program with a debug
+  file of its own in SOURCE (the cgo program stripped by binutils, its
+  objcopy --only-keep-debug file beside) gets that one, and info says
+  which one each serves;
 - the hostile tables (mkgo.py's hostile-*) and a fixture of our own whose
   pc-value tables loop: go/ absent or its files absent or EIO, the
   daemon alive and answering;
@@ -234,6 +235,9 @@ def check_build_id(ck, mnt, fix, src):
     out = tool(["llvm-symbolizer", f"--debug-file-directory={mnt}", f"--obj={prog}",
                 hex(mid[0])]).splitlines()
     ck.eq(out[:1], [mid[2]], f"llvm-symbolizer --debug-file-directory of {name}")
+    out = tool(["eu-addr2line", "-f", f"--debuginfo-path={mnt}", "-e", prog,
+                hex(mid[0])]).splitlines()
+    ck.eq(out[:1], [mid[2]], f"eu-addr2line --debuginfo-path of {name}")
     return bid
 
 
