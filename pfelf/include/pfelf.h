@@ -858,10 +858,11 @@ PFELF_API int pfelf_file_crc32(pfelf_file *f, uint32_t *crc);
  * tables copied (a few bytes per function); names and pc-value tables are
  * read a few KiB at a time through a reader (pfelf_go_reader) when they
  * are asked for. Names and file names are given as the file range they
- * occupy and as a NUL-ended copy. Every offset, count and varint is checked: a table that does not
- * hold together is -EINVAL, never a crash, a hang or an unbounded
- * allocation. What is read follows Go's debug/gosym (Go 1.19's
- * pclntab.go), so that names, files and lines are the ones it gives.
+ * occupy and as a NUL-ended copy. Every offset, count and varint is
+ * checked: a table that does not hold together is -EINVAL, never a crash,
+ * a hang or an unbounded allocation. What is read follows Go's debug/gosym
+ * (Go 1.19's pclntab.go), so that names, files and lines are the ones it
+ * gives.
  */
 
 /**
@@ -949,12 +950,12 @@ typedef struct pfelf_go_table {
  * first header that checks out (magic, zero pad, quantum 1, 2 or 4, the
  * pointer size of f's class, offsets inside the table, its function table
  * inside too) at a 4-byte boundary of a read-only PT_LOAD, then, in an
- * ET_DYN file, of its PT_GNU_RELRO bytes. Then the text
- * start (enum pfelf_go_text, in that order) and the function table: entries
- * that never decrease, each function's record inside the table, every
- * entry and the last end inside one PT_LOAD's file bytes (so that what is
- * decoded per function is bounded by the file), each record's entry that
- * of the function table. Fills *out (the caller's memory). Returns 0;
+ * ET_DYN file, of its PT_GNU_RELRO bytes. Then the text start (enum
+ * pfelf_go_text, in that order) and the function table: entries that never
+ * decrease, each function's record inside the table, every entry and the
+ * last end inside one PT_LOAD's file bytes (so that what is decoded per
+ * function is bounded by the file), each record's entry that of the
+ * function table. Fills *out (the caller's memory). Returns 0;
  * -ENOENT (no pclntab); -EINVAL (malformed: a bad header, offsets out of
  * order or outside, a function count past the table, overlapping
  * functions, a record outside the table or of another entry, a text start
@@ -998,10 +999,10 @@ PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size);
  * A reader of one pclntab: windows over the parts of the table it reads
  * (names, pc-value tables; Go 1.2's file names), 16 KiB read when reading
  * on and 2 KiB where it jumps to, and the copy of the last name it gave.
- * Opaque. One thread uses a reader at a time;
- * any number of readers of one handle may work at once. It holds f, which
- * must stay open until pfelf_go_reader_close(). About 80 KiB, plus the
- * longest name and file name it has given.
+ * Opaque. One thread uses a reader at a time; any number of readers of one
+ * handle may work at once. It holds f, which must stay open until
+ * pfelf_go_reader_close(). About 80 KiB, plus the longest name (and Go 1.2
+ * file name) it has given.
  */
 typedef struct pfelf_go_reader pfelf_go_reader;
 
@@ -1106,11 +1107,10 @@ typedef struct pfelf_go_cu {
 
 /**
  * Number of compile units: the distinct cuOffset values of the functions
- * (each record read once, on first use: 4 bytes per unit kept until
- * pfelf_close()). A Go 1.2 table has one, the whole file table (file
- * numbers are its indexes; entry 0 is no file). Errors of
- * pfelf_go_table_get, -EINVAL (a cuOffset past the file table), -EIO,
- * -ENOMEM.
+ * (found on first use: 4 bytes per unit kept until pfelf_close()). A Go
+ * 1.2 table has one, the whole file table (file numbers are its indexes;
+ * entry 0 is no file). Errors of pfelf_go_table_get, -EINVAL (a cuOffset
+ * past the file table), -ENOMEM.
  */
 PFELF_API int pfelf_go_cu_count(pfelf_file *f);
 /** Compile unit index into *out; -ENOENT past the end; errors of pfelf_go_cu_count. */

@@ -1,8 +1,10 @@
 /* The pclntab's header and function table, checked once and kept by the
  * handle: the regions of the table (each inside it, in the order the
- * linker writes them), the text start (gotext.c), and the function table
- * decoded into entries (8 bytes each) and record offsets (4 bytes each),
- * read 64 KiB at a time. Layouts, as Go's debug/gosym reads them:
+ * linker writes them), the text start (gotext.c), the function table
+ * decoded into entries (8 bytes each) read 64 KiB at a time, then the
+ * records it points to and the file tables (gorecords.c). The count,
+ * the words for where things were found, the cost. Layouts, as Go's
+ * debug/gosym reads them:
  *
  *   Go 1.2   magic, 0, 0, quantum, ptrsize, nfunc (word), then nfunc
  *            (entry, record offset) word pairs and the end word, then a
@@ -35,8 +37,8 @@ static uint16_t version_of(uint32_t magic)
 	return PFELF_GO_V120;
 }
 
-/* The header words: nfunc and nfiles, and the regions of a 1.16+ table. */
-static int regions_116(struct pfelf__go *g, const uint8_t *hdr)
+/* The regions of a 1.16+ table, from its header hdr. */
+static void regions_116(struct pfelf__go *g, const uint8_t *hdr)
 {
 	unsigned ps = g->pub.ptrsize;
 	bool m = g->pub.big_endian;
@@ -52,7 +54,6 @@ static int regions_116(struct pfelf__go *g, const uint8_t *hdr)
 	g->func_end = g->end;
 	g->entry_size = g->pub.version == PFELF_GO_V116 ? (uint8_t)ps : 4;
 	g->rec_size = (uint8_t)(g->entry_size + 32);
-	return 0;
 }
 
 /* The regions of a 1.2 table: all of it, but the file table. */

@@ -18,6 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A name is the bytes of the file it says it is. */
+static void check_range(pfelf_file *f, const pfelf_go_name *n)
+{
+	char buf[4096];
+	if (n->len == 0 || n->len >= sizeof(buf))
+		return;
+	assert_ret(pfelf_read(f, n->offset, buf, (size_t)n->len + 1), n->len + 1);
+	assert_memory_equal(buf, n->str, n->len);
+	assert_int_equal(buf[n->len], 0);
+}
+
 /* Every function of f as the oracle's funcs prints them. */
 static char *functions_text(pfelf_file *f)
 {
@@ -33,6 +44,10 @@ static char *functions_text(pfelf_file *f)
 		assert_ret(pfelf_go_func_get(r, i, &fn, &pos), 0);
 		assert_int_equal(fn.index, i);
 		tg_func_line(&out, tg_width(f), &fn, &pos);
+		if (i % 13 == 0) {
+			check_range(f, &fn.name);
+			check_range(f, &pos.file);
+		}
 	}
 	pfelf_go_func fn;
 	assert_ret(pfelf_go_func_get(r, t.nfunc, &fn, NULL), -ENOENT);
