@@ -56,8 +56,8 @@ static int lookup(pfelf_file *f, pfelf_go_reader *r)
 		else if (ret < 0)
 			return ret;
 		else
-			printf("%0*" PRIx64 "\t%s\t%s:%" PRId32 "\n", w, pc, fn.name.str, pos.file.str,
-			       pos.line);
+			printf("%0*" PRIx64 "\t%s\t%s:%" PRId32 "\n", w, pc, fn.name.str,
+			       pos.file.str, pos.line);
 	}
 	return 0;
 }

@@ -19,7 +19,7 @@ both outputs are compared byte for byte in every run.
   go3  what the view adds: the daemon's RssAnon (one worker, -s) after
        cat go/functions of the binary less before it, once the same was
        done for a copy of it (the worker's reply buffer grown), against the
-       function table pfelf keeps (12 bytes a function)
+       function table and records pfelf keeps (24 bytes a function)
   go4  go/debug: its size, and the daemon's CPU time of its first stat
        (made then: the kernel needs its size), with the wall time
 """
@@ -152,9 +152,9 @@ def _functions(ctx, orc, src, name, funcs):
     add_row(ctx, "go2", "cat go/functions (first), %d functions (CPU)" % nfunc, c, "s",
             "oracle funcs (debug/gosym)", g, "faster", c < g,
             note="daemon and cat; wall %.3g s against %.3g s" % (median(walls), median(twalls)))
-    table = 12 * (nfunc + 1) / 1024.0
+    table = 24 * (nfunc + 1) / 1024.0
     add_row(ctx, "go3", "RssAnon added by a Go binary's go/functions", median(adds), "KiB",
-            "function table", table, "a few MiB", median(adds) < 4096,
+            "function table and records", table, "a few MiB", median(adds) < 4096,
             note="-s, after the same of a copy: its parse, Go tables, text index, readers")
     return c
 

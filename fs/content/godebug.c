@@ -19,8 +19,8 @@
 
 /* The guess of what the writer holds at its peak (entries.h, make_guess):
  * from five real programs of 14,000 to 138,000 functions (pclntabs of 4.4
- * to 36.6 MB), whose peaks were 1.9 to 2.9 times their pclntab, the guess
- * is 1.3 to 1.9 times the peak; a file that needs more is made again
+ * to 36.6 MB), whose peaks were 1.7 to 2.3 times their pclntab, the guess
+ * is 1.6 to 2.1 times the peak; a file that needs more is made again
  * within four times as much (dcache.h). */
 #define GUESS_PER_FUNC  128 /* tables and DWARF of a function: symbol, names, DIE */
 #define GUESS_PER_TABLE 3   /* line programs: bytes written per byte of the pclntab */

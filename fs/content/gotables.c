@@ -17,7 +17,8 @@ static uint64_t tables_cost(pfelf_file *f)
 		return 0;
 	uint64_t reader = membudget_chunk(g.reader) + 2 * membudget_chunk(PFELF_GO_NAME_MAX + 1);
 	return membudget_chunk(sizeof(struct goview)) + membudget_chunk(g.functions) +
-	       membudget_chunk(g.units) + membudget_chunk(g.buildinfo) + GOVIEW_READERS * reader;
+	       membudget_chunk(g.files) + membudget_chunk(g.units) + membudget_chunk(g.buildinfo) +
+	       GOVIEW_READERS * reader;
 }
 
 /* A transient error: not kept, the next call tries again. */
@@ -122,42 +123,6 @@ void goview_free(struct vcore *c)
 
 /* ------------------------------------------------------------- info */
 
-static const char *where_name(uint8_t where)
-{
-	switch (where) {
-	case PFELF_GO_SECTION:
-		return "section .gopclntab";
-	case PFELF_GO_RELRO_SECTION:
-		return "section .data.rel.ro.gopclntab";
-	case PFELF_GO_SYMBOLS:
-		return "symbols runtime.pclntab and runtime.epclntab";
-	case PFELF_GO_SCAN:
-		return "found in a read-only segment";
-	case PFELF_GO_SCAN_RELRO:
-		return "found in the RELRO segment";
-	default:
-		return "?";
-	}
-}
-
-static const char *text_origin(uint8_t from)
-{
-	switch (from) {
-	case PFELF_GO_TEXT_HEADER:
-		return "the header's textStart";
-	case PFELF_GO_TEXT_HEADER_RELOC:
-		return "the relocation of the header's textStart";
-	case PFELF_GO_TEXT_MODULE:
-		return "the module data's text";
-	case PFELF_GO_TEXT_MODULE_RELOC:
-		return "the relocation of the module data's text";
-	case PFELF_GO_TEXT_SYMBOL:
-		return "the runtime.text symbol";
-	default:
-		return "?";
-	}
-}
-
 static const char *format_name(uint16_t version)
 {
 	switch (version) {
@@ -199,14 +164,14 @@ void goview_info_line(const struct vcore *c, uint32_t j, struct linebuf *b)
 		lb_printf(b, "go functions: %" PRIu32, t->nfunc);
 	else if (j == 1)
 		lb_printf(b,
-		          "go pclntab: Go %s format (magic 0x%08" PRIx32 "), %s, offset 0x%" PRIx64
-		          ", %" PRIu64 " bytes",
-		          format_name(t->version), t->magic, where_name(t->where), t->offset,
-		          t->size);
+		          "go pclntab: %s, offset 0x%" PRIx64 ", %" PRIu64 " bytes, Go %s format "
+		          "(magic 0x%08" PRIx32 ")",
+		          pfelf_go_where_name(t->where), t->offset, t->size,
+		          format_name(t->version), t->magic);
 	else if (t->text_from == PFELF_GO_TEXT_ABSOLUTE)
-		lb_printf(b, "go text start: none (entries are addresses in Go %s tables)",
-		          format_name(t->version));
+		lb_printf(b, "go text start: none (%s are addresses)",
+		          pfelf_go_text_name(t->text_from));
 	else
 		lb_printf(b, "go text start: 0x%" PRIx64 " (%s)", t->text,
-		          text_origin(t->text_from));
+		          pfelf_go_text_name(t->text_from));
 }

@@ -22,10 +22,11 @@ backends (default and -o nommap):
   the binary's go/debug, and so does its debug; gdb -batch -iex 'set
   debug-file-directory MNT' -ex 'info symbol ADDR'
   ./prog-amd64-cgo-stripped names the function of every 50th (none
-  without the mount), llvm-symbolizer --debug-file-directory=MNT names
-  one; a program with a debug file of its own in SOURCE (the cgo program
-  stripped by binutils, its objcopy --only-keep-debug file beside) gets
-  that one, and info says which one each serves;
+  without the mount), llvm-symbolizer --debug-file-directory=MNT and
+  eu-addr2line --debuginfo-path=MNT name one; a program with a debug
+  file of its own in SOURCE (the cgo program stripped by binutils, its
+  objcopy --only-keep-debug file beside) gets that one, and info says
+  which one each serves;
 - the hostile tables (mkgo.py's hostile-*) and a fixture of our own whose
   pc-value tables loop: go/ absent or its files absent or EIO, the
   daemon alive and answering;
@@ -43,10 +44,19 @@ import subprocess
 import sys
 import tempfile
 
-from elffs_mount import (Checker, Mount, MountError, as_nobody, require_fuse)
+from elffs_mount import Checker, Mount, MountError, as_nobody, require_fuse
 
 ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
 EVERY = 50  # addr2line at a pc of every 50th function
+# Where the patched layouts' tables and text starts are found (mkgo.py).
+INFO_LINES = {
+    "prog-amd64-cgopie-stripped": ["go pclntab: PT_GNU_RELRO, "],
+    "prog-amd64-pie-textreloc": ["go text start: 0x401000 (textStart relocation)\n"],
+    "prog-amd64-pie-modreloc": ["go text start: 0x401000 (module data relocation)\n"],
+    "prog-amd64-go126": ["go text start: 0x401000 (module data)\n"],
+    "prog-amd64-textsym": ["go text start: 0x401000 (runtime.text)\n"],
+    "synth-1.2-le64": ["go text start: none (entries are addresses)\n"],
+}
 
 
 def read(path):
@@ -76,7 +86,8 @@ def funcs_of(fix, name):
     gives them: a tab in a name would be the name's, the position is the
     last field)."""
     out = []
-    for line in read(os.path.join(fix, name + ".funcs")).decode(errors="surrogateescape").splitlines():
+    text = read(os.path.join(fix, name + ".funcs")).decode(errors="surrogateescape")
+    for line in text.splitlines():
         e, n, rest = line.split("\t", 2)
         fn, pos = rest.rsplit("\t", 1)
         out.append((int(e, 16), int(n, 16), fn, pos))
@@ -152,11 +163,13 @@ def check_info(ck, top, name, funcs):
     info = read(os.path.join(top, "info")).decode(errors="replace")
     ck.ok(f"go functions: {len(funcs)}\n" in info, f"{name}: info has no 'go functions: "
           f"{len(funcs)}': {info[-400:]!r}")
-    ck.ok(re.search(r"^go pclntab: Go 1\.(2|16|18|20) format \(magic 0x[0-9a-f]{8}\), .+, "
-                    r"offset 0x[0-9a-f]+, \d+ bytes$", info, re.M),
+    ck.ok(re.search(r"^go pclntab: .+, offset 0x[0-9a-f]+, \d+ bytes, Go 1\.(2|16|18|20) format "
+                    r"\(magic 0x[0-9a-f]{8}\)$", info, re.M),
           f"{name}: info has no go pclntab line")
     ck.ok(re.search(r"^go text start: (0x[0-9a-f]+ \(.+\)|none \(.+\))$", info, re.M),
           f"{name}: info has no go text start line")
+    for line in INFO_LINES.get(name, ()):
+        ck.ok(f"\n{line}" in info, f"{name}: info has no {line!r}: {info[-300:]!r}")
 
 
 def check_fixture(ck, mnt, fix, name, twin):
@@ -165,7 +178,8 @@ def check_fixture(ck, mnt, fix, name, twin):
     if not ck.ok("go" in os.listdir(top), f"{name}: no go/ listed"):
         return
     listed = sorted(os.listdir(os.path.join(top, "go")))
-    want = ["debug", "functions"] + (["buildinfo"] if read(os.path.join(fix, name + ".gov")) else [])
+    has_info = bool(read(os.path.join(fix, name + ".gov")))
+    want = ["debug", "functions"] + (["buildinfo"] if has_info else [])
     ck.eq(listed, sorted(want), f"{name}: ls go/")
     check_functions(ck, top, fix, name)
     check_buildinfo(ck, top, fix, name)
@@ -221,6 +235,9 @@ def check_build_id(ck, mnt, fix, src):
     out = tool(["llvm-symbolizer", f"--debug-file-directory={mnt}", f"--obj={prog}",
                 hex(mid[0])]).splitlines()
     ck.eq(out[:1], [mid[2]], f"llvm-symbolizer --debug-file-directory of {name}")
+    out = tool(["eu-addr2line", "-f", f"--debuginfo-path={mnt}", "-e", prog,
+                hex(mid[0])]).splitlines()
+    ck.eq(out[:1], [mid[2]], f"eu-addr2line --debuginfo-path of {name}")
     return bid
 
 
@@ -296,7 +313,7 @@ def check_hostile(ck, m, names):
               f"{name}: daemon gone after go/")
 
 
-def check_other_user(ck, mnt, fix, src, bid):
+def check_other_user(ck, mnt, bid):
     """nobody, under allow_other: prog-amd64 (0644) the same; prog-amd64-cgo-stripped
     (made 0600 here) no go/ and no .build-id target."""
     readable = os.path.join(mnt, "prog-amd64", "go", "functions")
@@ -312,7 +329,6 @@ def check_other_user(ck, mnt, fix, src, bid):
         link = os.path.join(mnt, ".build-id", bid[:2], bid[2:] + ".debug")
         ck.ok(as_nobody(lambda: read(link) and False) in (errno.EACCES, errno.ENOENT),
               "nobody reads go/debug of a 0600 program through .build-id")
-    del fix, src
 
 
 def run(ck, fix, backend):
@@ -338,7 +354,7 @@ def run(ck, fix, backend):
             bid = check_build_id(ck, m.path, fix, src)
             real_debug_wins(ck, m.path, src)
             check_hostile(ck, m, hostile)
-            check_other_user(ck, m.path, fix, src, bid)
+            check_other_user(ck, m.path, bid)
 
 
 def main():
