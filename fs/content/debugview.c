@@ -213,8 +213,8 @@ static int debug_lines(const struct dsel *s, char **text, size_t *len, size_t *c
 int info_node_tail(struct node *bin, struct bview *v, struct infotail *t)
 {
 	int ret = info_tail(bin, v, t);
-	if (ret < 0 || !bin || bin->kind != NK_BIN || !v->f || v->outer)
-		return ret;
+	if (ret < 0 || !bin || bin->kind != NK_BIN || !v->f || v->outer || v->refused)
+		return ret; /* a refused header's info is its one error line */
 	struct choice *c = NULL;
 	size_t len = 0, cap = 0;
 	char *text = NULL;

@@ -20,9 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* What malloc may give beyond the bytes asked for: its granule rounding,
+/* What malloc may give beyond the bytes asked for: its granule rounding
+ * (up to 24 bytes), a chunk of one granule (16 bytes) more when the
+ * chunk it reuses is too small to split (glibc splits only a remainder of
+ * at least 32 bytes, so which it gives depends on the heap's history),
  * and a page for a block large enough to be mapped on its own. */
-#define SLACK      24
+#define SLACK      40
 #define PAGE_SLACK 4096
 #define MAPPED_MIN (64 << 10)
 
