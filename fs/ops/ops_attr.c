@@ -41,15 +41,23 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_attr(req, &st, elffs.timeout);
 }
 
+/* The view a symlink n of a view is read from, pinned (*v): 0, or -errno
+ * (ENOENT for a link of an older view). */
+static int link_view(struct node *n, struct bview **v)
+{
+	int ret = check_node(n);
+	if (ret == 0)
+		ret = check_view(n, v);
+	return ret == -ESTALE ? -ENOENT : ret;
+}
+
 /* The target of thin archive member n, from its archive's view. */
 static ssize_t member_target(struct node *n, char *buf, size_t size)
 {
 	struct bview *v;
-	int ret = check_node(n);
-	if (ret == 0)
-		ret = check_view(n, &v);
+	int ret = link_view(n, &v);
 	if (ret < 0)
-		return ret == -ESTALE ? -ENOENT : ret;
+		return ret;
 	ssize_t len = arview_link(v, (uint32_t)n->aux, buf, size);
 	bincache_release(v);
 	return len;
@@ -60,11 +68,9 @@ static ssize_t member_target(struct node *n, char *buf, size_t size)
 static ssize_t debug_target(struct node *n, char *buf, size_t size, char *src)
 {
 	struct bview *v;
-	int ret = check_node(n);
-	if (ret == 0)
-		ret = check_view(n, &v);
+	int ret = link_view(n, &v);
 	if (ret < 0)
-		return ret == -ESTALE ? -ENOENT : ret;
+		return ret;
 	ret = debug_readlink(n, v, buf, size, src);
 	bincache_release(v);
 	return ret == -ENAMETOOLONG ? -ERANGE : ret;
