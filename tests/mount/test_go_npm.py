@@ -37,7 +37,7 @@ import tarfile
 import tempfile
 import urllib.request
 
-from elffs_mount import Checker, Mount, MountError, require_fuse
+from elffs_mount import Checker, require_fuse, run_mounted
 from test_go import ENV, check_fixture
 
 REGISTRY = "https://registry.npmjs.org/@esbuild"
@@ -133,15 +133,9 @@ def main():
             ck.eq(first, want, f"{name}: go version -m's first line")
             names.append(name)
         os.chmod(fix, 0o755)
-        for backend in ("mmap", "nommap"):
-            args = ["-o", "nommap"] if backend == "nommap" else []
-            try:
-                with Mount(ck, fix, args) as m:
-                    for name in names:
-                        check_fixture(ck, m.path, fix, name, name)
-                        ck.count(backend)
-            except MountError as e:
-                ck.fail(str(e))
+        for backend, args in (("mmap", []), ("nommap", ["-o", "nommap"])):
+            run_mounted(ck, fix, args, lambda m, backend=backend: [
+                (check_fixture(ck, m.path, fix, n, n), ck.count(backend)) for n in names])
     ck.finish()
     return 0
 
