@@ -1657,7 +1657,12 @@ PFELF_API int pfelf_dbgw_unit(pfelf_dbgw *w, const char *name, size_t namelen, u
  * tools are to print it: an absolute path, or a name they print as it is).
  * Its id, for pfelf_dbgw_line, goes to *file: ids are numbered across all
  * units, 0, 1, ... in the order of the calls. A unit with a file gets a
- * line program and DW_AT_stmt_list. Returns 0; -EINVAL (no such unit,
+ * line program and DW_AT_stmt_list. An empty name (namelen 0) is written
+ * "??": DWARF 4 ends a unit's list of file names at an empty one, which
+ * would hide the files after it; "??" is what addr2line, llvm-symbolizer,
+ * eu-addr2line and gdb print for a file they do not know, so its rows read
+ * "??:LINE" (the line kept), the nearest DWARF 4 comes to a position of
+ * no file name. Returns 0; -EINVAL (no such unit,
  * name NULL with namelen > 0, more than 2^31 files), -EFBIG, -ENOMEM.
  */
 PFELF_API int pfelf_dbgw_file(pfelf_dbgw *w, uint32_t unit, const char *name, size_t namelen,

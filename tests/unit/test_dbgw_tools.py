@@ -11,8 +11,11 @@ byte of every function from `addr2line` (of 12 pcs of each in the Go
 program: 1,400 functions; there, of the innermost inlined call, as Go's
 own tables give it). dbgw_write
 (tests/unit/dbgw_write.c) writes a debug file from the stripped copy's
-layout and those functions, units and rows. Then each tool must read it as
-it reads the original:
+layout and those functions, units and rows; each unit's first file has no
+name, and the first row of every other function is of it (the tools must
+say "??:LINE" there, as the writer writes such a file "??", and name the
+files after it right). Then each tool must read it as it reads the
+original:
   - readelf -sW: every function at its entry, with its size, binding and
     section; nm -n the same;
   - addr2line -f -e DEBUG at every byte of every function: the function and
@@ -259,36 +262,43 @@ def spec(work, prefix, funcs, cus, t):
     subprogram to one named "no lines", without files); with t["interleave"],
     the units are two others, "even" and "odd", which take every other
     function by address (so that each has many address ranges). A row at
-    each pc looked at whose file:line is not the one before."""
+    each pc looked at whose file:line is not the one before; the first row
+    of every other function is of a file of no name, first of its unit's
+    files, where the tools must say "??:LINE" (and the files after it
+    right)."""
     names, unit_of = cus
     if t.get("interleave"):
         order = sorted(v for v, *_ in funcs)
         names, unit_of = ["even", "odd"], {v: order.index(v) % 2 for v in order}
     pcs = sample_pcs(funcs, t.get("sample"))
     truth = symbolize(work, prefix, "prog", [pc for v in sorted(pcs) for pc in pcs[v]])
-    head, file_lines, body = ["layout\tstripped"], [], []
+    head, body = ["layout\tstripped"], []
     for name in names:
         head.append("unit\t%d\t%s" % (t.get("lang", DW_LANG_C99), name))
     head.append("unit\t0\tno lines")
-    files, expect = {}, {}
-    binds = {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
-    for value, size, bind, name, _ in funcs:
+    # each unit's first file has no name (the writer writes "??"): the
+    # first row of every other function is of it, its line kept
+    files = {(u, ""): u for u in range(len(names))}
+    file_lines = ["file\t%d\t" % u for u in range(len(names))]
+    expect, binds = {}, {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
+    for i, (value, size, bind, name, _) in enumerate(funcs):
         u = unit_of.get(value, len(names))
         body.append("func\t%d\t%#x\t%#x\t%d\t%s" % (u, value, value + size, binds[bind], name))
-        last = None
+        last = shown = None
         for pc in pcs[value]:
             fn, where = truth[pc]
             if not t.get("inlines"):  # else addr2line names the inlined function
                 check(fn == name, "addr2line on prog names %s at %#x, not %s" % (fn, pc, name))
-            expect[pc] = (name, where if u < len(names) else None)
-            if u == len(names) or where == last:
-                continue
-            last = where
-            path, line = where.rsplit(":", 1)
-            if (u, path) not in files:
-                files[(u, path)] = len(files)
-                file_lines.append("file\t%d\t%s" % (u, path))
-            body.append("line\t%#x\t%d\t%s" % (pc, files[(u, path)], line))
+            if u < len(names) and where != last:
+                path, line = where.rsplit(":", 1)
+                if last is None and i % 2:
+                    path = ""
+                last, shown = where, (path or "??") + ":" + line
+                if (u, path) not in files:
+                    files[(u, path)] = len(files)
+                    file_lines.append("file\t%d\t%s" % (u, path))
+                body.append("line\t%#x\t%d\t%s" % (pc, files[(u, path)], line))
+            expect[pc] = (name, shown)
     return head + file_lines + body, expect
 
 
