@@ -2,7 +2,8 @@
  * go/debug: an ELF debug file of the binary's class, byte order and
  * machine, written by pfelf's debug-file writer (pfelf.h, "debug-file
  * writer") from the pclntab: the binary's layout (SHT_NOBITS copies of its
- * sections, its PT_LOADs, its build-id note), one compile unit per Go
+ * sections, or of its PT_LOADs when it has no section headers, its
+ * PT_LOADs, its build-id note), one compile unit per Go
  * compile unit (Go 1.2: one for the whole table) with its files, one
  * function per entry of the function table (a global STT_FUNC symbol and a
  * subprogram) and its line rows, each the run of pcs debug/gosym's
@@ -121,10 +122,7 @@ static int add_func(struct gobuild *b, uint32_t index)
 
 static int write_all(struct gobuild *b, uint32_t nfunc, void **bytes, uint64_t *size)
 {
-	/* A binary without section headers gives no section to copy: the
-	 * writer's own .text over the functions then places them (binutils
-	 * answers only for addresses in an allocated section). */
-	int ret = pfelf_section_count(b->f) > 0 ? pfelf_dbgw_copy_layout(b->w, b->f) : 0;
+	int ret = pfelf_dbgw_copy_layout(b->w, b->f);
 	if (ret == 0)
 		ret = add_units(b);
 	for (uint32_t i = 0; ret == 0 && i < nfunc; i++)

@@ -1629,7 +1629,12 @@ PFELF_API int pfelf_dbgw_new(const pfelf_ehdr *target, uint64_t max_bytes, pfelf
  * sections (SHF_COMPRESSED, SHF_GROUP, SHF_INFO_LINK and SHF_LINK_ORDER
  * cleared, no link or info), its PT_LOAD headers (no file bytes), and its
  * GNU build id (the first note "GNU" of type NT_GNU_BUILD_ID, as
- * pfelf_build_id finds it) as a note, placed as said above. binary is read
+ * pfelf_build_id finds it) as a note, placed as said above. A binary with
+ * no SHF_ALLOC section (one without section headers) gets instead one
+ * SHT_NOBITS section per PT_LOAD of a size (its address and memory size,
+ * aligned to the most of p_align its address allows) named by its flags:
+ * `.text` (PF_X; SHF_EXECINSTR), else `.data` (PF_W; SHF_WRITE), else
+ * `.rodata`, so that binutils places its addresses. binary is read
  * during the call only; its class and byte order must be the writer's. At
  * most once per writer, before pfelf_dbgw_finish; without it the file has
  * no program headers and no build id, and its one section with an address

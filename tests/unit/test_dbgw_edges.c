@@ -4,7 +4,11 @@
  *  - a file of no name (pfelf_dbgw_file with namelen 0): written "??", and
  *    every unit's list of file names in .debug_line holds all its files in
  *    order (an empty name would end DWARF 4's list there), the list ending
- *    where the header says the line program starts.
+ *    where the header says the line program starts;
+ *  - the layout of a binary without section headers: a SHT_NOBITS section
+ *    over each PT_LOAD (.text, .rodata, .data by its flags, at its address
+ *    and memory size, aligned), which holds the symbols of its functions,
+ *    with the binary's PT_LOADs and its build id (from its PT_NOTE).
  * The tools' reading of the same: test_dbgw_tools.py.
  */
 #include "backends.h"
@@ -119,10 +123,128 @@ static void no_name(void **state)
 	}
 }
 
+/* ------------------------------------- a binary without section headers */
+
+/* The sections made of the binary's PT_LOADs (dbgw_helpers.h), in order. */
+static const struct {
+	const char *name;
+	uint64_t flags, addr, size;
+} load_secs[] = {
+        {".rodata", SHF_ALLOC, 0x400000, 0x1000},
+        {".text", SHF_ALLOC | SHF_EXECINSTR, 0x401000, 0x3000},
+        {".data", SHF_ALLOC | SHF_WRITE, 0x406000, 0x1100},
+};
+#define NLOAD_SECS (sizeof(load_secs) / sizeof(load_secs[0]))
+
+/* Functions and the section of their symbol (NULL: SHN_ABS). */
+static const struct {
+	uint64_t lo, hi;
+	const char *name, *section;
+} load_fns[] = {
+        {0x401100, 0x401180, "in_text", ".text"},
+        {0x406010, 0x406020, "in_data", ".data"},
+        {0x500000, 0x500010, "outside", NULL},
+};
+#define NLOAD_FNS (sizeof(load_fns) / sizeof(load_fns[0]))
+
+static void *write_noshdr(pfelf_file *bin, uint64_t *size)
+{
+	pfelf_dbgw *w;
+	uint32_t unit;
+	void *bytes;
+	assert_ret(pfelf_dbgw_new(pfelf_header(bin), 1 << 20, &w), 0);
+	assert_ret(pfelf_dbgw_copy_layout(w, bin), 0);
+	assert_ret(pfelf_dbgw_unit(w, "u", 1, 0, &unit), 0);
+	for (size_t i = 0; i < NLOAD_FNS; i++)
+		assert_ret(pfelf_dbgw_func(w, unit, load_fns[i].lo, load_fns[i].hi,
+		                           load_fns[i].name, strlen(load_fns[i].name),
+		                           PFELF_DBGW_GLOBAL),
+		           0);
+	assert_ret(pfelf_dbgw_finish(w, &bytes, size), 0);
+	pfelf_dbgw_free(w);
+	return bytes;
+}
+
+/* The sections with an address: load_secs, NOBITS, aligned. */
+static void check_load_sections(pfelf_file *dbg)
+{
+	int n = pfelf_section_count(dbg);
+	size_t k = 0;
+	for (int i = 1; i < n; i++) {
+		const pfelf_shdr *sh;
+		assert_ret(pfelf_section(dbg, (uint32_t)i, &sh), 0);
+		if (!(sh->flags & SHF_ALLOC))
+			continue;
+		assert_true(k < NLOAD_SECS);
+		assert_string_equal(sh->name, load_secs[k].name);
+		assert_ret(sh->type, SHT_NOBITS);
+		assert_ret(sh->flags, load_secs[k].flags);
+		assert_ret(sh->addr, load_secs[k].addr);
+		assert_ret(sh->size, load_secs[k].size);
+		assert_true(sh->addralign > 0 && sh->addr % sh->addralign == 0);
+		k++;
+	}
+	assert_ret(k, NLOAD_SECS);
+}
+
+static void check_load_symbols(pfelf_file *dbg)
+{
+	int n = pfelf_symbol_count(dbg, PFELF_SYMTAB);
+	assert_ret(n, NLOAD_FNS + 1);
+	for (int i = 1; i < n; i++) {
+		pfelf_sym s;
+		const char *sec = NULL;
+		assert_ret(pfelf_symbol(dbg, PFELF_SYMTAB, (uint32_t)i, &s), 0);
+		if (s.shndx != SHN_ABS)
+			assert_ret(pfelf_section_name(dbg, s.shndx, &sec), 0);
+		for (size_t k = 0; k < NLOAD_FNS; k++) {
+			if (strcmp(s.name, load_fns[k].name) != 0)
+				continue;
+			assert_ret(s.value, load_fns[k].lo);
+			if (load_fns[k].section)
+				assert_string_equal(sec, load_fns[k].section);
+			else
+				assert_ret(s.shndx, SHN_ABS);
+		}
+	}
+}
+
+static void no_section_headers(void **state)
+{
+	enum tb_backend b = TB_STATE_BACKEND(state);
+	for (size_t t = 0; t < DBGW_NTARGETS; t++) {
+		size_t len;
+		uint8_t *bin_bytes = dbgw_synth_binary(&dbgw_targets[t], false, &len);
+		struct tb_handle bin, dbg;
+		assert_ret(tb_open_bytes(bin_bytes, len, b, &bin), 0);
+		assert_ret(pfelf_section_count(bin.f), 0);
+		uint64_t size;
+		void *bytes = write_noshdr(bin.f, &size);
+		assert_ret(tb_open_bytes(bytes, size, b, &dbg), 0);
+		check_load_sections(dbg.f);
+		check_load_symbols(dbg.f);
+		int loads = 0, n = pfelf_segment_count(dbg.f);
+		for (int i = 0; i < n; i++) {
+			const pfelf_phdr *ph;
+			assert_ret(pfelf_segment(dbg.f, (uint32_t)i, &ph), 0);
+			loads += ph->type == PT_LOAD;
+		}
+		assert_ret(loads, NLOAD_SECS);
+		const uint8_t *id;
+		assert_ret(pfelf_build_id(dbg.f, &id), sizeof(dbgw_build_id));
+		assert_memory_equal(id, dbgw_build_id, sizeof(dbgw_build_id));
+		tb_close(&dbg);
+		tb_close(&bin);
+		free(bytes);
+		free(bin_bytes);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        TB_BACKEND_TESTS(no_name),
+	        TB_BACKEND_TESTS(no_section_headers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
