@@ -1,6 +1,7 @@
 /*
  * The cache of decompressed sections (decompressed/<name>) and of the
- * files the daemon makes whole (EB_MADE rows, entries.h: go/debug):
+ * files the daemon makes whole (EB_MADE rows, entries.h:
+ * minidebuginfo.debug, go/debug):
  * filled on open (a made file also on lookup, which needs its size),
  * shared by the open files of one section or file (and by the links of
  * one file: the key is the core view's serial), kept in an LRU within the

@@ -29,22 +29,14 @@ static const char *bin_path(const struct node *bin, char *buf, size_t size)
 	return node_source_path(bin, buf, size) > 0 ? buf : NULL;
 }
 
-/* Whether minidebuginfo.debug can be made: made when looked at (once per
- * core), else what an earlier try said. */
+/* Whether minidebuginfo.debug can be made: its stream decoded when looked
+ * at (once per core, minidbg_check), else what an earlier check or make
+ * said. */
 static void mini_fact(struct bview *v, bool look, struct dfacts *f)
 {
-	const char *data;
-	uint64_t size;
-	struct vcore *c = view_core(v);
 	if (!f->mini)
 		return;
-	if (look)
-		f->mini_err = minidbg_bytes(v, &data, &size);
-	else {
-		pthread_mutex_lock(&c->lazy_lock);
-		f->mini_err = c->minidbg_err;
-		pthread_mutex_unlock(&c->lazy_lock);
-	}
+	f->mini_err = look ? minidbg_check(v) : minidbg_error(v);
 	f->mini = f->mini_err == 0;
 }
 

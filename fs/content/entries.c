@@ -345,9 +345,10 @@ const struct bin_entry entries[] = {
         {.name = "minidebuginfo.debug",
          .usage = "minidebuginfo.debug    MiniDebugInfo as a debug file (.symtab, DWARF)",
          .kind = NK_MINIDBG,
-         .bytes = EB_BLOB,
+         .bytes = EB_MADE,
          .present = has_minidbg,
-         .blob = minidbg_bytes,
+         .make = minidbg_make,
+         .make_guess = minidbg_guess,
          .lookup_only = true},
         {.name = "debug",
          .usage = "debug                  symlink to the elf of the best debug information",
@@ -452,5 +453,4 @@ void entries_free(struct vcore *v)
 	free(v->buildid);
 	free(v->comp);
 	free(v->refused);
-	minidbg_free(v);
 }

@@ -35,11 +35,9 @@ enum entry_bytes {
 	EB_LINK,    /* none: a symlink (a thin archive's member) */
 	EB_VIEW,    /* none: a directory that is a view of its own, with the rows
 	               of a binary (gnu_debugdata/: cache/debugdata.h) */
-	EB_BLOB,    /* bytes the view makes on first use (at the lookup: its size)
-	               and keeps, copied at each read */
-	EB_MADE,    /* a file the daemon makes whole from the view (the row's make),
-	               kept in the cache of made bytes (dcache.h), its size that of
-	               what was made */
+	EB_MADE,    /* a file the daemon makes whole from the view (the row's make:
+	               minidebuginfo.debug, go/debug), kept in the cache of made
+	               bytes (dcache.h), its size that of what was made */
 };
 
 struct infotail;
@@ -72,9 +70,6 @@ struct bin_entry {
 	int (*shape)(const struct bview *v, uint64_t *size, uint64_t *aux);
 	/* EB_COPY: the text copied at open and its length. */
 	const char *(*copy)(const struct bview *v, size_t *len);
-	/* EB_BLOB: its bytes, kept by v's core (made if need be): *data and
-	 * *size; 0 or -errno. */
-	int (*blob)(struct bview *v, const char **data, uint64_t *size);
 	/* EB_LINK: the target of the link of binary node bin in its view v
 	 * (pinned), decided by its lookup (present only says whether a
 	 * listing shows it); its length, -ENOENT when it has none. */

@@ -30,11 +30,6 @@ int entry_shape(const struct bin_entry *e, struct node *bin, struct bview *v, ui
 		return link_shape(e, bin, v, size, aux);
 	if (e->present && !e->present(v))
 		return -ENOENT;
-	if (e->blob) {
-		const char *data;
-		*aux = 0;
-		return e->blob(v, &data, size);
-	}
 	if (e->bytes == EB_TEXT) {
 		struct infotail t = {0};
 		*aux = 0;

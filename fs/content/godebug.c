@@ -2,14 +2,17 @@
  * go/debug: an ELF debug file of the binary's class, byte order and
  * machine, written by pfelf's debug-file writer (pfelf.h, "debug-file
  * writer") from the pclntab: the binary's layout (SHT_NOBITS copies of its
- * sections, its PT_LOADs, its build-id note), one compile unit per Go
+ * sections, or of its PT_LOADs when it has no section headers, its
+ * PT_LOADs, its build-id note), one compile unit per Go
  * compile unit (Go 1.2: one for the whole table) with its files, one
  * function per entry of the function table (a global STT_FUNC symbol and a
  * subprogram) and its line rows, each the run of pcs debug/gosym's
- * PCToLine gives one file and line. A row of no file or line (after a
- * table's end, a file the unit does not have) is line 0 of a file "??":
- * tools then print "??:?" or "??:0" there, where debug/gosym gives no
- * file and line -1.
+ * PCToLine gives one file and line. A file of no name, and the one a unit
+ * gets for rows of no file or line (after a table's end, a file the unit
+ * does not have), are given to the writer without a name, which writes
+ * "??" (pfelf_dbgw_file): a row of no position is line 0 of it, and tools
+ * print "??:?" or "??:0" there, where debug/gosym gives no file and line
+ * -1.
  */
 #include "content/gotables.h"
 #include "base/membudget.h"
@@ -26,10 +29,6 @@
 #define GUESS_PER_TABLE 3   /* line programs: bytes written per byte of the pclntab */
 #define GUESS_FIXED     ((uint64_t)1 << 20)
 
-/* The name of a file the table has none for (a file the linker left out,
- * Go 1.2's file 0, a row's unknown file). */
-#define NO_FILE "??"
-
 /* What one make holds besides the writer. */
 struct gobuild {
 	pfelf_file *f;
@@ -42,8 +41,8 @@ struct gobuild {
 	bool v12;         /* a Go 1.2 table: file 0 is no file */
 };
 
-/* The writer's unit of a compile unit, with its files and then NO_FILE
- * (rows of no known position). */
+/* The writer's unit of a compile unit, with its files and then one of no
+ * name (rows of no known position). */
 static int add_unit(struct gobuild *b, uint32_t u)
 {
 	pfelf_go_cu cu;
@@ -56,10 +55,9 @@ static int add_unit(struct gobuild *b, uint32_t u)
 		ret = pfelf_dbgw_unit(b->w, name.str, name.len, PFELF_DW_LANG_GO, &unit);
 	b->nfiles[u] = ret == 0 ? cu.nfiles : 0;
 	for (uint32_t k = 0; ret == 0 && k <= cu.nfiles; k++) {
+		name = (pfelf_go_name){0};
 		if (k < cu.nfiles)
 			ret = pfelf_go_file(b->r, cu.offset, (int32_t)k, &name);
-		if (ret == 0 && (k == cu.nfiles || name.len == 0)) /* "" would end DWARF 4's list */
-			name = (pfelf_go_name){.str = NO_FILE, .len = sizeof(NO_FILE) - 1};
 		if (ret == 0)
 			ret = pfelf_dbgw_file(b->w, unit, name.str, name.len, &id);
 		if (ret == 0 && k == 0)
@@ -124,10 +122,7 @@ static int add_func(struct gobuild *b, uint32_t index)
 
 static int write_all(struct gobuild *b, uint32_t nfunc, void **bytes, uint64_t *size)
 {
-	/* A binary without section headers gives no section to copy: the
-	 * writer's own .text over the functions then places them (binutils
-	 * answers only for addresses in an allocated section). */
-	int ret = pfelf_section_count(b->f) > 0 ? pfelf_dbgw_copy_layout(b->w, b->f) : 0;
+	int ret = pfelf_dbgw_copy_layout(b->w, b->f);
 	if (ret == 0)
 		ret = add_units(b);
 	for (uint32_t i = 0; ret == 0 && i < nfunc; i++)

@@ -45,8 +45,7 @@ struct ofile {
 	uint64_t off;       /* range of the source file */
 	uint64_t len;
 	char *text;               /* EB_COPY (build-id): its own copy */
-	const char *mem;          /* EB_DECOMP (decompressed/), EB_MADE: bytes held by hold;
-	                             EB_BLOB: bytes the view keeps */
+	const char *mem;          /* EB_DECOMP (decompressed/), EB_MADE: bytes held by hold */
 	struct dentry_data *hold; /* EB_DECOMP, EB_MADE: the cache entry */
 	bool generated;           /* EB_TEXT (info, symbols): text made at each read */
 	enum text_kind textk;     /* EB_TEXT: which text */
@@ -162,15 +161,6 @@ static int open_text(struct node *n, struct ofile *of)
 	return of->textsize + t.len != n->size || t.hash != n->aux ? -ESTALE : 0;
 }
 
-/* EB_BLOB: the bytes the view keeps (its reference keeps them), as n
- * showed them. */
-static int blob_of(const struct node *n, struct ofile *of)
-{
-	uint64_t size;
-	int ret = entry_of_kind((enum node_kind)n->kind)->blob(of->view, &of->mem, &size);
-	return ret < 0 ? ret : size == n->size ? 0 : -EIO;
-}
-
 /* What of serves for file node n (entries.h says where its bytes come
  * from); of->view is its pinned reference or NULL. */
 static int ofile_fill(struct node *n, struct ofile *of)
@@ -190,8 +180,6 @@ static int ofile_fill(struct node *n, struct ofile *of)
 	case EB_MADE: /* the same bytes as at lookup, made again if they were evicted */
 		ret = dcache_made(of->view, (enum node_kind)n->kind, &of->mem, &of->len, &of->hold);
 		return ret < 0 ? ret : of->len != n->size ? -EIO : 0;
-	case EB_BLOB:
-		return blob_of(n, of);
 	case EB_COPY:
 		ret = copy_text(n, of, of->view);
 		bincache_release(of->view); /* its text is copied: the view is not needed */

@@ -91,13 +91,12 @@ struct vcore {
 	                               (cache/debugdata.h); its users in its refs */
 	struct dentry_data *ddhold; /* the decompressed bytes ddcore's handle reads */
 	struct goview *gov;         /* what go/ needs (content/gotables.h) */
-	char *minidbg;              /* minidebuginfo.debug, made on use (minidbg.h) */
-	uint64_t minidbg_size;
-	int minidbg_err;   /* -EIO: it cannot be made from this file */
-	uint64_t cost;     /* bytes reserved in the budget (membudget.h) */
-	bool meta_charged; /* pfelf's metadata tables are in cost */
-	uint64_t serial;   /* unique per parse (keys decompressed sections) */
-	char label[48];    /* the binary it was parsed for (log lines) */
+	int minidbg_err;            /* minidebuginfo.debug from this file (minidbg.h):
+	                               -EIO cannot be made, 1 its stream decodes */
+	uint64_t cost;              /* bytes reserved in the budget (membudget.h) */
+	bool meta_charged;          /* pfelf's metadata tables are in cost */
+	uint64_t serial;            /* unique per parse (keys decompressed sections) */
+	char label[48];             /* the binary it was parsed for (log lines) */
 	/* Cache state, under the bincache lock (bincache.h); a member's core:
 	 * refs and lru under its archive core's lazy_lock (members.c). */
 	unsigned refs;           /* its aliases (a member's core: its users) */

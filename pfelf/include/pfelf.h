@@ -1629,7 +1629,12 @@ PFELF_API int pfelf_dbgw_new(const pfelf_ehdr *target, uint64_t max_bytes, pfelf
  * sections (SHF_COMPRESSED, SHF_GROUP, SHF_INFO_LINK and SHF_LINK_ORDER
  * cleared, no link or info), its PT_LOAD headers (no file bytes), and its
  * GNU build id (the first note "GNU" of type NT_GNU_BUILD_ID, as
- * pfelf_build_id finds it) as a note, placed as said above. binary is read
+ * pfelf_build_id finds it) as a note, placed as said above. A binary with
+ * no SHF_ALLOC section (one without section headers) gets instead one
+ * SHT_NOBITS section per PT_LOAD of a size (its address and memory size,
+ * aligned to the most of p_align its address allows) named by its flags:
+ * `.text` (PF_X; SHF_EXECINSTR), else `.data` (PF_W; SHF_WRITE), else
+ * `.rodata`, so that binutils places its addresses. binary is read
  * during the call only; its class and byte order must be the writer's. At
  * most once per writer, before pfelf_dbgw_finish; without it the file has
  * no program headers and no build id, and its one section with an address
@@ -1657,7 +1662,12 @@ PFELF_API int pfelf_dbgw_unit(pfelf_dbgw *w, const char *name, size_t namelen, u
  * tools are to print it: an absolute path, or a name they print as it is).
  * Its id, for pfelf_dbgw_line, goes to *file: ids are numbered across all
  * units, 0, 1, ... in the order of the calls. A unit with a file gets a
- * line program and DW_AT_stmt_list. Returns 0; -EINVAL (no such unit,
+ * line program and DW_AT_stmt_list. An empty name (namelen 0) is written
+ * "??": DWARF 4 ends a unit's list of file names at an empty one, which
+ * would hide the files after it; "??" is what addr2line, llvm-symbolizer,
+ * eu-addr2line and gdb print for a file they do not know, so its rows read
+ * "??:LINE" (the line kept), the nearest DWARF 4 comes to a position of
+ * no file name. Returns 0; -EINVAL (no such unit,
  * name NULL with namelen > 0, more than 2^31 files), -EFBIG, -ENOMEM.
  */
 PFELF_API int pfelf_dbgw_file(pfelf_dbgw *w, uint32_t unit, const char *name, size_t namelen,

@@ -100,6 +100,10 @@ PFELF_API int pfelf_dbgw_file(pfelf_dbgw *w, uint32_t unit, const char *name, si
 		return ret;
 	if (unit >= w->units.n || (!name && namelen) || w->files.n >= DBGW_MAX_IDS)
 		return -EINVAL;
+	if (namelen == 0) { /* "" would end DWARF 4's list of file names */
+		name = DBGW_NO_FILE;
+		namelen = sizeof(DBGW_NO_FILE) - 1;
+	}
 	uint32_t off;
 	if (dbgw_pool_add(&w->fnames, name, namelen, &off) < 0)
 		return w->err;

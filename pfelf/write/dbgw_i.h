@@ -51,6 +51,10 @@ enum {
 #define DBGW_LINE_RANGE  14
 #define DBGW_OPCODE_BASE 13
 
+/* The name an empty file name is written as (pfelf_dbgw_file): what
+ * tools print for an unknown file. */
+#define DBGW_NO_FILE "??"
+
 /* Most units, files or functions a writer takes (ids fit an int). */
 #define DBGW_MAX_IDS ((uint32_t)INT32_MAX)
 /* Most section copies or PT_LOADs (room left for the writer's own

@@ -4,7 +4,9 @@
  * the PT_LOAD headers without file bytes (elfutils places a debug file's
  * addresses by them: without them eu-addr2line names nothing), and the
  * GNU build-id note (gdb and elfutils check that a debug file found by
- * build id has it). Also the writer's own sections. */
+ * build id has it). A binary without SHF_ALLOC sections (no section
+ * headers) gets a SHT_NOBITS section over each PT_LOAD instead, so that
+ * binutils places its addresses. Also the writer's own sections. */
 #include "write/dbgw_i.h"
 
 #include <string.h>
@@ -66,7 +68,8 @@ uint32_t dbgw_add_section(struct pfelf_dbgw *w, const char *name, uint32_t type,
 	return (uint32_t)(w->secs.n - 1);
 }
 
-static int count_copies(pfelf_file *f, int nsec, int nseg)
+/* Checks the copies fit (-E2BIG); *sections: how many SHF_ALLOC ones. */
+static int count_copies(pfelf_file *f, int nsec, int nseg, uint32_t *sections)
 {
 	uint32_t copies = 0, loads = 0;
 	for (int i = 1; i < nsec; i++) {
@@ -83,6 +86,7 @@ static int count_copies(pfelf_file *f, int nsec, int nseg)
 			return ret;
 		loads += ph->type == PT_LOAD;
 	}
+	*sections = copies;
 	return copies > DBGW_MAX_COPIES || loads > DBGW_MAX_COPIES ? -E2BIG : 0;
 }
 
@@ -108,8 +112,29 @@ static void copy_section(struct pfelf_dbgw *w, const pfelf_shdr *sh, uint32_t no
 	}
 }
 
-static void copy_load(struct pfelf_dbgw *w, const pfelf_phdr *ph)
+/* A binary without SHF_ALLOC sections (no section headers): a SHT_NOBITS
+ * section over PT_LOAD ph, named and flagged by what it holds, aligned to
+ * the most of p_align its address allows. */
+static void load_section(struct pfelf_dbgw *w, const pfelf_phdr *ph)
 {
+	const char *name = (ph->flags & PF_X) ? ".text" : (ph->flags & PF_W) ? ".data" : ".rodata";
+	uint64_t flags = SHF_ALLOC | ((ph->flags & PF_X) ? SHF_EXECINSTR : 0) |
+	                 ((ph->flags & PF_W) ? SHF_WRITE : 0);
+	uint64_t align = ph->align && !(ph->align & (ph->align - 1)) ? ph->align : 1;
+	while (ph->vaddr & (align - 1))
+		align >>= 1;
+	uint32_t at = dbgw_add_section(w, name, SHT_NOBITS, flags, align, 0, NULL);
+	if (at) {
+		struct dbgw_sec *s = dbgw_sec_at(&w->secs, at);
+		s->addr = ph->vaddr;
+		s->size = ph->memsz;
+	}
+}
+
+static void copy_load(struct pfelf_dbgw *w, const pfelf_phdr *ph, bool as_section)
+{
+	if (as_section && ph->memsz)
+		load_section(w, ph);
 	struct dbgw_seg *g = dbgw_arr_push(w, &w->segs);
 	if (!g)
 		return;
@@ -133,7 +158,8 @@ PFELF_API int pfelf_dbgw_copy_layout(pfelf_dbgw *w, pfelf_file *binary)
 	int nseg = nsec < 0 ? 0 : pfelf_segment_count(binary);
 	if (nsec < 0 || nseg < 0)
 		return nsec < 0 ? nsec : nseg;
-	if ((ret = count_copies(binary, nsec, nseg)) < 0)
+	uint32_t copies;
+	if ((ret = count_copies(binary, nsec, nseg, &copies)) < 0)
 		return ret;
 	const uint8_t *id = NULL;
 	int idlen = pfelf_build_id(binary, &id);
@@ -153,7 +179,7 @@ PFELF_API int pfelf_dbgw_copy_layout(pfelf_dbgw *w, pfelf_file *binary)
 	for (int i = 0; i < nseg && !w->err; i++) {
 		const pfelf_phdr *ph;
 		if (pfelf_segment(binary, (uint32_t)i, &ph) == 0 && ph->type == PT_LOAD)
-			copy_load(w, ph);
+			copy_load(w, ph, copies == 0);
 	}
 	return w->err;
 }

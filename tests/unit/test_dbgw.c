@@ -12,75 +12,13 @@
  * bounds. The lines and the tools: test_dbgw_lines.c and test_dbgw_tools.py.
  */
 #include "backends.h"
-#include "synth.h"
+#include "dbgw_helpers.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct target {
-	const char *label;
-	int elfclass;
-	bool be;
-	uint16_t machine;
-};
-
-static const struct target targets[] = {
-        {"ELF64 LSB x86-64", ELFCLASS64, false, EM_X86_64},
-        {"ELF32 LSB i386", ELFCLASS32, false, EM_386},
-        {"ELF64 MSB s390x", ELFCLASS64, true, EM_S390},
-        {"ELF32 MSB PowerPC", ELFCLASS32, true, EM_PPC},
-};
-#define NTARGETS (sizeof(targets) / sizeof(targets[0]))
-
-/* The binary: a build-id note, code, read-only data, data and a TLS
- * section over it, an allocated section with SHF_INFO_LINK, and one that
- * is not allocated. */
-#define NOTE_OFF  TB_SYNTH_PAYLOAD
-#define NOTE_SIZE 36
-static const uint8_t build_id[20] = {0xde, 0xad, 0xbe, 0xef, 1,  2,  3,  4,  5,  6,
-                                     7,    8,    9,    10,   11, 12, 13, 14, 15, 16};
-static const struct tb_synth_sec synth_secs[] = {
-        {".note.gnu.build-id", SHT_NOTE, SHF_ALLOC, 0x400200, NOTE_OFF, NOTE_SIZE},
-        {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x401000, NOTE_OFF + 0x40, 0x3000},
-        {".rodata", SHT_PROGBITS, SHF_ALLOC, 0x405000, NOTE_OFF + 0x40, 0x100},
-        {".tbss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE | SHF_TLS, 0x406000, 0, 0x100},
-        {".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0x406000, NOTE_OFF + 0x40, 0x200},
-        {".rela.plt", SHT_RELA, SHF_ALLOC | SHF_INFO_LINK, 0x407000, NOTE_OFF + 0x40, 0x30},
-        {".comment", SHT_PROGBITS, 0, 0, NOTE_OFF + 0x40, 0x10},
-};
-#define NSECS (sizeof(synth_secs) / sizeof(synth_secs[0]))
-static const struct tb_synth_seg synth_segs[] = {
-        {PT_LOAD, PF_R, 0, 0x400000, 0x1000, 0x1000, 0x1000},
-        {PT_LOAD, PF_R | PF_X, 0x1000, 0x401000, 0x3000, 0x3000, 0x1000},
-        {PT_LOAD, PF_R | PF_W, 0x1000, 0x406000, 0x100, 0x1100, 0x200000},
-        {PT_NOTE, PF_R, NOTE_OFF, 0x400200, NOTE_SIZE, NOTE_SIZE, 4},
-        {PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 16},
-};
-#define NSEGS (sizeof(synth_segs) / sizeof(synth_segs[0]))
-
-static uint8_t *synth_binary(const struct target *t, size_t *len)
-{
-	struct tb_synth s = {.elfclass = t->elfclass,
-	                     .big_endian = t->be,
-	                     .machine = t->machine,
-	                     .type = ET_EXEC,
-	                     .osabi = ELFOSABI_GNU,
-	                     .payload = 0x100,
-	                     .nsec = NSECS,
-	                     .sec = synth_secs,
-	                     .nseg = NSEGS,
-	                     .seg = synth_segs};
-	uint8_t *p = tb_synth_build(&s, len);
-	tb_put(p + NOTE_OFF, 4, t->be, 4);
-	tb_put(p + NOTE_OFF + 4, 4, t->be, sizeof(build_id));
-	tb_put(p + NOTE_OFF + 8, 4, t->be, NT_GNU_BUILD_ID);
-	memcpy(p + NOTE_OFF + 12, "GNU", 4);
-	memcpy(p + NOTE_OFF + 16, build_id, sizeof(build_id));
-	return p;
-}
 
 /* A function given to the writer and what pfelf must read back. */
 struct fn {
@@ -256,19 +194,6 @@ static void check_symbols(pfelf_file *dbg, const struct fn *f, size_t n)
 	}
 }
 
-/* The bytes of section name of f (malloc'd). */
-static uint8_t *section_bytes(pfelf_file *f, const char *name, size_t *len)
-{
-	const pfelf_shdr *s;
-	assert_ret(pfelf_section_by_name(f, name, &s), 0);
-	uint8_t *p = malloc(s->size + 1);
-	assert_non_null(p);
-	assert_ret(pfelf_read(f, s->offset, p, s->size), (ssize_t)s->size);
-	p[s->size] = 0;
-	*len = s->size;
-	return p;
-}
-
 static size_t count_string(const uint8_t *p, size_t len, const char *s)
 {
 	size_t n = 0, sl = strlen(s) + 1;
@@ -289,12 +214,12 @@ static void check_dwarf(pfelf_file *dbg)
 		assert_true(s->size > 0 && !(s->status & PFELF_ST_OUT_OF_FILE));
 	}
 	size_t len;
-	uint8_t *str = section_bytes(dbg, ".debug_str", &len);
+	uint8_t *str = dbgw_section_bytes(dbg, ".debug_str", &len);
 	assert_ret(count_string(str, len, "helper"), 1);
 	assert_ret(count_string(str, len, "weak^@fn"), 1);
 	assert_ret(count_string(str, len, "unit^@one"), 1);
 	free(str);
-	str = section_bytes(dbg, ".strtab", &len);
+	str = dbgw_section_bytes(dbg, ".strtab", &len);
 	assert_ret(count_string(str, len, "helper"), 1);
 	free(str);
 }
@@ -302,9 +227,9 @@ static void check_dwarf(pfelf_file *dbg)
 static void roundtrip(void **state)
 {
 	enum tb_backend b = TB_STATE_BACKEND(state);
-	for (size_t t = 0; t < NTARGETS; t++) {
+	for (size_t t = 0; t < DBGW_NTARGETS; t++) {
 		size_t len;
-		uint8_t *bin_bytes = synth_binary(&targets[t], &len);
+		uint8_t *bin_bytes = dbgw_synth_binary(&dbgw_targets[t], true, &len);
 		struct tb_handle bin, dbg;
 		assert_ret(tb_open_bytes(bin_bytes, len, b, &bin), 0);
 		uint64_t size;
@@ -318,10 +243,10 @@ static void roundtrip(void **state)
 		assert_ret(e->osabi, ELFOSABI_GNU);
 		assert_ret(e->entry, s->entry);
 		const uint8_t *id;
-		assert_ret(pfelf_build_id(dbg.f, &id), sizeof(build_id));
-		assert_memory_equal(id, build_id, sizeof(build_id));
+		assert_ret(pfelf_build_id(dbg.f, &id), sizeof(dbgw_build_id));
+		assert_memory_equal(id, dbgw_build_id, sizeof(dbgw_build_id));
 		check_copies(bin.f, dbg.f);
-		check_segments(bin.f, dbg.f, 0x400200);
+		check_segments(bin.f, dbg.f, DBGW_NOTE_ADDR);
 		check_symbols(dbg.f, fns, NFNS);
 		check_dwarf(dbg.f);
 		tb_close(&dbg);
@@ -401,27 +326,18 @@ static void fixtures(void **state)
 
 /* ------------------------------------------------------------- errors */
 
-static pfelf_ehdr target_of(const struct target *t)
-{
-	pfelf_ehdr e = {.elfclass = (uint8_t)t->elfclass,
-	                .data = t->be ? ELFDATA2MSB : ELFDATA2LSB,
-	                .type = ET_DYN,
-	                .machine = t->machine};
-	return e;
-}
-
 /* Each bad call: -EINVAL, and the writer goes on as if it was not made. */
 static void errors(void **state)
 {
 	(void)state;
 	pfelf_dbgw *w;
-	pfelf_ehdr e = target_of(&targets[1]); /* ELF32 */
+	pfelf_ehdr e = dbgw_target_ehdr(&dbgw_targets[1], ET_DYN); /* ELF32 */
 	e.elfclass = 3;
 	assert_ret(pfelf_dbgw_new(&e, 1 << 20, &w), -EINVAL);
-	e = target_of(&targets[1]);
+	e = dbgw_target_ehdr(&dbgw_targets[1], ET_DYN);
 	e.data = 0;
 	assert_ret(pfelf_dbgw_new(&e, 1 << 20, &w), -EINVAL);
-	e = target_of(&targets[1]);
+	e = dbgw_target_ehdr(&dbgw_targets[1], ET_DYN);
 	assert_ret(pfelf_dbgw_new(&e, 16, &w), -EFBIG);
 	assert_ret(pfelf_dbgw_new(&e, 1 << 20, &w), 0);
 	uint32_t u, other, file, file1;
@@ -587,9 +503,9 @@ static void random_calls(void **state)
 	static const uint64_t bounds[] = {2048, 8192, 32768, 1 << 20};
 	unsigned files = 0, refused = 0, big = 0;
 	for (unsigned iter = 0; iter < 400; iter++) {
-		const struct target *t = &targets[iter % NTARGETS];
+		const struct dbgw_target *t = &dbgw_targets[iter % DBGW_NTARGETS];
 		size_t len;
-		uint8_t *bin_bytes = synth_binary(t, &len);
+		uint8_t *bin_bytes = dbgw_synth_binary(t, true, &len);
 		struct tb_handle bin;
 		assert_ret(tb_open_bytes(bin_bytes, len, TB_MEMORY, &bin), 0);
 		uint64_t max = bounds[tb_rand(&rnd) % 4];

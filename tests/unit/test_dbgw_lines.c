@@ -14,26 +14,13 @@
  * addr2line at 2,000 pcs.
  */
 #include "backends.h"
+#include "dbgw_helpers.h"
 
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-struct target {
-	const char *label;
-	int elfclass;
-	bool be;
-	uint16_t machine;
-};
-
-static const struct target targets[] = {
-        {"ELF64 LSB x86-64", ELFCLASS64, false, EM_X86_64},
-        {"ELF32 LSB i386", ELFCLASS32, false, EM_386},
-        {"ELF64 MSB s390x", ELFCLASS64, true, EM_S390},
-        {"ELF32 MSB PowerPC", ELFCLASS32, true, EM_PPC},
-};
 
 struct row {
 	uint64_t pc;
@@ -66,12 +53,9 @@ static const struct row *row_at(const struct func *f, uint64_t pc)
 	return r;
 }
 
-static pfelf_dbgw *new_writer(const struct target *t, uint64_t max)
+static pfelf_dbgw *new_writer(const struct dbgw_target *t, uint64_t max)
 {
-	pfelf_ehdr e = {.elfclass = (uint8_t)t->elfclass,
-	                .data = t->be ? ELFDATA2MSB : ELFDATA2LSB,
-	                .type = ET_EXEC,
-	                .machine = t->machine};
+	pfelf_ehdr e = dbgw_target_ehdr(t, ET_EXEC);
 	pfelf_dbgw *w;
 	assert_ret(pfelf_dbgw_new(&e, max, &w), 0);
 	return w;
@@ -270,9 +254,9 @@ static void every_pc(void **state)
 {
 	(void)state;
 	uint64_t seed = tb_seed();
-	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+	for (size_t t = 0; t < DBGW_NTARGETS; t++) {
 		struct model m;
-		pfelf_dbgw *w = new_writer(&targets[t], 256 << 20);
+		pfelf_dbgw *w = new_writer(&dbgw_targets[t], 256 << 20);
 		make_model(&m, w, seed + t);
 		/* In reverse order: the file holds them by address all the same. */
 		for (size_t i = 0; i < m.nf / 2; i++) {
@@ -299,12 +283,12 @@ static void every_pc(void **state)
 			}
 		char *dbg = tb_write_tmp("dbgw", bytes, (size_t)size);
 		char *out = addr2line(dbg, pcs, n);
-		check_answers(&m, fs, pcs, n, out, targets[t].label);
-		check_rows(dbg, targets[t].label);
+		check_answers(&m, fs, pcs, n, out, dbgw_targets[t].label);
+		check_rows(dbg, dbgw_targets[t].label);
 		unlink(dbg);
 		free(dbg);
-		print_message("%s: %zu pcs of %zu functions, %llu bytes\n", targets[t].label, n,
-		              m.nf, (unsigned long long)size);
+		print_message("%s: %zu pcs of %zu functions, %llu bytes\n", dbgw_targets[t].label,
+		              n, m.nf, (unsigned long long)size);
 		free(out);
 		free(pcs);
 		free(fs);
@@ -341,7 +325,7 @@ static void go_sized(void **state)
 {
 	(void)state;
 	double t0 = tb_now();
-	pfelf_dbgw *w = new_writer(&targets[0], BIG_BOUND);
+	pfelf_dbgw *w = new_writer(&dbgw_targets[0], BIG_BOUND);
 	char name[64];
 	for (uint32_t u = 0; u < BIG_UNITS; u++) {
 		uint32_t id;

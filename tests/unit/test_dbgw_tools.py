@@ -2,7 +2,9 @@
 """The debug files of pfelf's writer (pfelf_dbgw_*) in the tools people use.
 
 For each target the test builds a small program with debug information (a C
-program by gcc for x86-64, PIE and not; generated assembly with .loc lines
+program by gcc for x86-64, PIE and not, and not with a stripped copy
+without section headers, whose layout the writer takes from its
+PT_LOADs; generated assembly with .loc lines
 for i386, s390x and 32-bit PowerPC, by the binutils the suite installs; a Go
 program by go build, with a GNU build id), and a stripped copy. The
 program's own DWARF, through the tools, is the oracle: its functions from
@@ -11,8 +13,11 @@ byte of every function from `addr2line` (of 12 pcs of each in the Go
 program: 1,400 functions; there, of the innermost inlined call, as Go's
 own tables give it). dbgw_write
 (tests/unit/dbgw_write.c) writes a debug file from the stripped copy's
-layout and those functions, units and rows. Then each tool must read it as
-it reads the original:
+layout and those functions, units and rows; each unit's first file has no
+name, and the first row of every other function is of it (the tools must
+say "??:LINE" there, as the writer writes such a file "??", and name the
+files after it right). Then each tool must read it as it reads the
+original:
   - readelf -sW: every function at its entry, with its size, binding and
     section; nm -n the same;
   - addr2line -f -e DEBUG at every byte of every function: the function and
@@ -22,7 +27,8 @@ it reads the original:
   - eu-addr2line -f --debuginfo-path=DIR -e STRIPPED: the same;
   - gdb -iex 'set debug-file-directory DIR' STRIPPED: info symbol (as gdb
     says it for the unstripped program) and info line at two addresses of
-    each function;
+    each function (not for the copy without section headers: gdb names
+    nothing there, even with objcopy --only-keep-debug's file);
   - readelf -a -w, eu-readelf -a -w and llvm-dwarfdump --verify: no
     warning, no error.
 Cross binutils and go are those of scripts/test's PACKAGES; a missing
@@ -126,7 +132,7 @@ def tool(cmd, cwd):
 # ------------------------------------------------------------ the programs
 
 
-def build_c(work, pie):
+def build_c(work, pie, shdrs=True):
     for name, text in (("main.c", C_MAIN), ("other.c", C_OTHER), ("inc.h", C_INC)):
         with open(os.path.join(work, name), "w") as f:
             f.write(text)
@@ -134,7 +140,18 @@ def build_c(work, pie):
     run(["gcc", "-g", "-O1", "-fno-inline", "-Wl,--build-id"] + flags +
         ["-o", "prog", "main.c", "other.c"], work)
     run(["strip", "-o", "stripped", "prog"], work)
+    if not shdrs:
+        drop_section_headers(os.path.join(work, "stripped"))
     return ""
+
+
+def drop_section_headers(path):
+    """e_shoff, e_shnum and e_shstrndx of the ELF64 LSB file at path set to 0."""
+    with open(path, "r+b") as f:
+        f.seek(0x28)
+        f.write(bytes(8))
+        f.seek(0x3c)
+        f.write(bytes(4))
 
 
 def build_go(work):
@@ -259,36 +276,43 @@ def spec(work, prefix, funcs, cus, t):
     subprogram to one named "no lines", without files); with t["interleave"],
     the units are two others, "even" and "odd", which take every other
     function by address (so that each has many address ranges). A row at
-    each pc looked at whose file:line is not the one before."""
+    each pc looked at whose file:line is not the one before; the first row
+    of every other function is of a file of no name, first of its unit's
+    files, where the tools must say "??:LINE" (and the files after it
+    right)."""
     names, unit_of = cus
     if t.get("interleave"):
         order = sorted(v for v, *_ in funcs)
         names, unit_of = ["even", "odd"], {v: order.index(v) % 2 for v in order}
     pcs = sample_pcs(funcs, t.get("sample"))
     truth = symbolize(work, prefix, "prog", [pc for v in sorted(pcs) for pc in pcs[v]])
-    head, file_lines, body = ["layout\tstripped"], [], []
+    head, body = ["layout\tstripped"], []
     for name in names:
         head.append("unit\t%d\t%s" % (t.get("lang", DW_LANG_C99), name))
     head.append("unit\t0\tno lines")
-    files, expect = {}, {}
-    binds = {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
-    for value, size, bind, name, _ in funcs:
+    # each unit's first file has no name (the writer writes "??"): the
+    # first row of every other function is of it, its line kept
+    files = {(u, ""): u for u in range(len(names))}
+    file_lines = ["file\t%d\t" % u for u in range(len(names))]
+    expect, binds = {}, {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
+    for i, (value, size, bind, name, _) in enumerate(funcs):
         u = unit_of.get(value, len(names))
         body.append("func\t%d\t%#x\t%#x\t%d\t%s" % (u, value, value + size, binds[bind], name))
-        last = None
+        last = shown = None
         for pc in pcs[value]:
             fn, where = truth[pc]
             if not t.get("inlines"):  # else addr2line names the inlined function
                 check(fn == name, "addr2line on prog names %s at %#x, not %s" % (fn, pc, name))
-            expect[pc] = (name, where if u < len(names) else None)
-            if u == len(names) or where == last:
-                continue
-            last = where
-            path, line = where.rsplit(":", 1)
-            if (u, path) not in files:
-                files[(u, path)] = len(files)
-                file_lines.append("file\t%d\t%s" % (u, path))
-            body.append("line\t%#x\t%d\t%s" % (pc, files[(u, path)], line))
+            if u < len(names) and where != last:
+                path, line = where.rsplit(":", 1)
+                if last is None and i % 2:
+                    path = ""
+                last, shown = where, (path or "??") + ":" + line
+                if (u, path) not in files:
+                    files[(u, path)] = len(files)
+                    file_lines.append("file\t%d\t%s" % (u, path))
+                body.append("line\t%#x\t%d\t%s" % (pc, files[(u, path)], line))
+            expect[pc] = (name, shown)
     return head + file_lines + body, expect
 
 
@@ -337,13 +361,13 @@ def llvm_blocks(out, pcs):
             for pc, b in zip(pcs, blocks)}
 
 
-def check_symbolizers(work, prefix, dbgdir, expect):
+def check_symbolizers(work, prefix, dbgdir, expect, noshdr):
     pcs = sorted(expect)
     addrs = ["%#x" % pc for pc in pcs]
     same("addr2line -f -e debug", symbolize(work, prefix, "debug", pcs), expect)
     out = tool(["llvm-symbolizer", "--obj=debug"] + addrs, work)
     same("llvm-symbolizer --obj=debug", llvm_blocks(out, pcs), expect)
-    if id_in_pt_note(work):
+    if noshdr or id_in_pt_note(work):
         out = tool(["llvm-symbolizer", "--debug-file-directory=" + dbgdir, "--obj=stripped"] +
                    addrs, work)
         same("llvm-symbolizer --debug-file-directory --obj=stripped", llvm_blocks(out, pcs),
@@ -451,14 +475,20 @@ def one(t, work):
         sum(d.startswith("line") for d in directives), len(expect), out.strip()))
     dbgdir = build_id_dir(work)
     check_symbols(work, prefix, funcs)
-    check_symbolizers(work, prefix, dbgdir, expect)
-    check_gdb(work, dbgdir, funcs, expect)
+    check_symbolizers(work, prefix, dbgdir, expect, t.get("noshdr"))
+    if t.get("noshdr"):  # BFD gives gdb no section of it to place symbols in
+        print("   gdb names nothing in a program without section headers, not even "
+              "with objcopy --only-keep-debug's file: not asked")
+    else:
+        check_gdb(work, dbgdir, funcs, expect)
     check_clean(work)
 
 
 def targets():
     out = [dict(label="x86-64 PIE (gcc)", build=lambda w: build_c(w, True)),
-           dict(label="x86-64 EXEC (gcc)", build=lambda w: build_c(w, False))]
+           dict(label="x86-64 EXEC (gcc)", build=lambda w: build_c(w, False)),
+           dict(label="x86-64 EXEC (gcc), stripped of its section headers",
+                build=lambda w: build_c(w, False, shdrs=False), noshdr=True)]
     out += [dict(label="%s (as)" % k, build=lambda w, a=a: build_asm(w, a), interleave=True)
             for k, a in ASM_TARGETS.items()]
     if shutil.which("go"):
