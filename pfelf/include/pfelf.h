@@ -1142,7 +1142,8 @@ PFELF_API int pfelf_go_cu_find(pfelf_file *f, uint32_t cu_offset);
 
 /** What pfelf_cost_go() finds: bytes of one allocation each. */
 typedef struct pfelf_go_cost {
-	uint64_t functions; /* the function table and records: 24 * (nfunc + 1) */
+	uint64_t functions; /* the function table and records, 24 * (nfunc + 1), and the
+	                       search's buckets, at most 4 * nfunc */
 	uint64_t files;     /* the copies of the compile unit and file tables */
 	uint64_t units;     /* the compile units, bounded before they are loaded: 4 * nfunc */
 	uint64_t buildinfo; /* the text of pfelf_go_buildinfo and its NUL (0 when none) */
