@@ -1016,7 +1016,10 @@ PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size);
 /**
  * A reader of one pclntab: windows over the parts of the table it reads
  * (names, pc-value tables; Go 1.2's file names), 16 KiB read when reading
- * on and 2 KiB where it jumps to, and the copy of the last name it gave.
+ * on and 2 KiB where it jumps to (a pc lookup: 128 bytes of its name and
+ * of each of its pc-value tables, in one system call when f is mapped),
+ * and the copy of the last name it gave. A reader of a handle of the mmap
+ * backend maps the file (pread serves when that fails).
  * Opaque. One thread uses a reader at a time; any number of readers of one
  * handle may work at once. It holds f, which must stay open until
  * pfelf_go_reader_close(). About 80 KiB, plus the longest name (and Go 1.2
