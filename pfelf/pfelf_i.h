@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #define PFELF_HIDDEN __attribute__((visibility("hidden")))
 
@@ -139,6 +140,9 @@ int pfelf__fmt(char *buf, size_t len, const char *fmt, ...)
  * vanish, to dst. The kernel does the copy, so a vanished page gives
  * -EFAULT instead of SIGBUS. */
 int pfelf__safe_copy(void *dst, const void *src, size_t len) PFELF_HIDDEN;
+/* pfelf__safe_copy of n ranges (iov_len alike in dst[i] and src[i]), in one
+ * process_vm_readv when it takes them all: 0, -EFAULT, -EIO. */
+int pfelf__safe_copyv(const struct iovec *dst, const struct iovec *src, unsigned n) PFELF_HIDDEN;
 
 /* ------------------------------------------------------------- registry */
 
@@ -167,11 +171,20 @@ bool pfelf__mmap_should_fail(void) PFELF_HIDDEN;
 
 /* --------------------------------------------------------------- backends */
 
+/* A range of a file to copy into buf (pfelf__read_spans). */
+struct pfelf__span {
+	uint64_t off;
+	void *buf;
+	size_t len;
+};
+
 struct pfelf_ops {
 	enum pfelf_backend kind;
 	/* Copy [off, off+len) (already range-checked against size) into buf:
 	 * 0, or -EIO when the bytes are gone. */
 	int (*read)(pfelf_file *f, uint64_t off, void *buf, size_t len);
+	/* Copy n checked ranges (spans) at once: 0, -EIO. NULL: read each. */
+	int (*read_spans)(pfelf_file *f, const struct pfelf__span *s, unsigned n);
 	/* Fill a zero-copy reference for a checked range. */
 	int (*ref)(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref);
 	/* Advice for a checked range. */
@@ -343,6 +356,11 @@ static inline int pfelf__load_once(pfelf_file *f, _Atomic int *state, pfelf__loa
 
 /* Raw read of a checked or unchecked range: -EINVAL outside the file. */
 int pfelf__read_range(pfelf_file *f, uint64_t off, void *buf, size_t len) PFELF_HIDDEN;
+/* pfelf__read_range of n spans (at most PFELF__SPANS_MAX), in one system
+ * call where the backend can (a mapping: process_vm_readv): 0, -EINVAL
+ * (a span outside the file), -EIO. */
+#define PFELF__SPANS_MAX 8
+int pfelf__read_spans(pfelf_file *f, const struct pfelf__span *s, unsigned n) PFELF_HIDDEN;
 /* Copy [off, off+len) into a new buffer of len + 1 bytes, the last one
  * NUL: 0, -EINVAL (outside the file or larger than PFELF__MAX_TABLE),
  * -EIO or -ENOMEM. */

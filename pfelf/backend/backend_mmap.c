@@ -35,6 +35,26 @@ static int mmap_read(pfelf_file *f, uint64_t off, void *buf, size_t len)
 	return pfelf__safe_copy(buf, f->base + off, len) < 0 ? -EIO : 0;
 }
 
+/* Spans of a mapped handle in one process_vm_readv; of one that is not
+ * mapped yet, read one by one (pread). */
+static int mmap_read_spans(pfelf_file *f, const struct pfelf__span *s, unsigned n)
+{
+	struct iovec dst[PFELF__SPANS_MAX], src[PFELF__SPANS_MAX];
+	if (!is_mapped(f)) {
+		for (unsigned i = 0; i < n; i++) {
+			int ret = mmap_read(f, s[i].off, s[i].buf, s[i].len);
+			if (ret < 0)
+				return ret;
+		}
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		dst[i] = (struct iovec){s[i].buf, s[i].len};
+		src[i] = (struct iovec){(void *)(f->base + s[i].off), s[i].len};
+	}
+	return pfelf__safe_copyv(dst, src, n) < 0 ? -EIO : 0;
+}
+
 static int mmap_ref(pfelf_file *f, uint64_t off, size_t len, pfelf_ref *ref)
 {
 	int fd = -1;
@@ -89,6 +109,7 @@ static void mmap_release(pfelf_file *f)
 const struct pfelf_ops pfelf__mmap_ops = {
         .kind = PFELF_BACKEND_MMAP,
         .read = mmap_read,
+        .read_spans = mmap_read_spans,
         .ref = mmap_ref,
         .advise = mmap_advise,
         .release = mmap_release,

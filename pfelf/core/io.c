@@ -14,6 +14,23 @@ int pfelf__read_range(pfelf_file *f, uint64_t off, void *buf, size_t len)
 	return f->ops->read(f, off, buf, len);
 }
 
+int pfelf__read_spans(pfelf_file *f, const struct pfelf__span *s, unsigned n)
+{
+	if (n > PFELF__SPANS_MAX)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++)
+		if (!pfelf__range_ok(f->size, s[i].off, s[i].len))
+			return -EINVAL;
+	if (f->ops->read_spans && n > 1)
+		return f->ops->read_spans(f, s, n);
+	for (unsigned i = 0; i < n; i++) {
+		int ret = s[i].len ? f->ops->read(f, s[i].off, s[i].buf, s[i].len) : 0;
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int pfelf__copy_table(pfelf_file *f, uint64_t off, uint64_t len, uint8_t **out)
 {
 	*out = NULL;

@@ -17,12 +17,38 @@
 
 static _Atomic int vm_readv_broken; /* seccomp or old kernel: use the pipe */
 
+/* The process's id, asked once (getpid is a system call of its own): a
+ * child of fork asks again, its copies then being of its own mappings. */
+static _Atomic pid_t self_pid;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void forget_pid(void)
+{
+	atomic_store_explicit(&self_pid, 0, memory_order_relaxed);
+}
+
+static void watch_fork(void)
+{
+	(void)pthread_atfork(NULL, NULL, forget_pid);
+}
+
+static pid_t self(void)
+{
+	pthread_once(&self_once, watch_fork);
+	pid_t pid = atomic_load_explicit(&self_pid, memory_order_relaxed);
+	if (pid == 0) {
+		pid = getpid();
+		atomic_store_explicit(&self_pid, pid, memory_order_relaxed);
+	}
+	return pid;
+}
+
 static int copy_vm_readv(void *dst, const void *src, size_t len)
 {
 	while (len > 0) {
 		struct iovec local = {dst, len};
 		struct iovec remote = {(void *)src, len};
-		ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		ssize_t n = process_vm_readv(self(), &local, 1, &remote, 1, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -78,7 +104,7 @@ static int copy_pipe(void *dst, const void *src, size_t len)
 	return ret;
 }
 
-int pfelf__safe_copy(void *dst, const void *src, size_t len)
+static int copy_one(void *dst, const void *src, size_t len)
 {
 	if (len == 0)
 		return 0;
@@ -89,4 +115,35 @@ int pfelf__safe_copy(void *dst, const void *src, size_t len)
 		atomic_store(&vm_readv_broken, 1);
 	}
 	return copy_pipe(dst, src, len);
+}
+
+int pfelf__safe_copy(void *dst, const void *src, size_t len)
+{
+	return copy_one(dst, src, len);
+}
+
+/* Bytes of the n ranges of iov. */
+static size_t total(const struct iovec *iov, unsigned n)
+{
+	size_t t = 0;
+	for (unsigned i = 0; i < n; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+int pfelf__safe_copyv(const struct iovec *dst, const struct iovec *src, unsigned n)
+{
+	/* all at once; short (a signal, a page gone) or refused: one by one,
+	 * which resumes, falls back to the pipe and says which failed */
+	if (n > 1 && !atomic_load_explicit(&vm_readv_broken, memory_order_relaxed)) {
+		ssize_t got = process_vm_readv(self(), dst, n, src, n, 0);
+		if (got >= 0 && (size_t)got == total(src, n))
+			return 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		int ret = copy_one(dst[i].iov_base, src[i].iov_base, src[i].iov_len);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }

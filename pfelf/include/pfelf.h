@@ -1016,7 +1016,10 @@ PFELF_API int pfelf_go_pclntab(pfelf_file *f, uint64_t *offset, uint64_t *size);
 /**
  * A reader of one pclntab: windows over the parts of the table it reads
  * (names, pc-value tables; Go 1.2's file names), 16 KiB read when reading
- * on and 2 KiB where it jumps to, and the copy of the last name it gave.
+ * on and 2 KiB where it jumps to (a pc lookup: 128 bytes of its name and
+ * of each of its pc-value tables, in one system call when f is mapped),
+ * and the copy of the last name it gave. A reader of a handle of the mmap
+ * backend maps the file (pread serves when that fails).
  * Opaque. One thread uses a reader at a time; any number of readers of one
  * handle may work at once. It holds f, which must stay open until
  * pfelf_go_reader_close(). About 80 KiB, plus the longest name (and Go 1.2
@@ -1142,7 +1145,8 @@ PFELF_API int pfelf_go_cu_find(pfelf_file *f, uint32_t cu_offset);
 
 /** What pfelf_cost_go() finds: bytes of one allocation each. */
 typedef struct pfelf_go_cost {
-	uint64_t functions; /* the function table and records: 24 * (nfunc + 1) */
+	uint64_t functions; /* the function table and records, 24 * (nfunc + 1), and the
+	                       search's buckets, at most 4 * nfunc */
 	uint64_t files;     /* the copies of the compile unit and file tables */
 	uint64_t units;     /* the compile units, bounded before they are loaded: 4 * nfunc */
 	uint64_t buildinfo; /* the text of pfelf_go_buildinfo and its NUL (0 when none) */

@@ -2,7 +2,8 @@
  * Private header of Go's tables (go*.c, golang.c): the pclntab located
  * (gofind.c), its text start (gotext.c), its header and function table
  * (gopclntab.c), its records and file tables (gorecords.c), the reader of
- * its names and pc-value tables (goreader.c, gopcvalue.c, golookup.c), its
+ * its names and pc-value tables (goreader.c, gopcvalue.c, golookup.c), the
+ * search of a pc (gosearch.c), its
  * compile units (gounits.c), and the build info (golang.c,
  * gobuildinfo.c, goquote.c, goprint.c).
  *
@@ -54,6 +55,9 @@ struct pfelf__go {
 	uint8_t entry_size;         /* bytes of a record's entry: 4 (1.18+) or ptrsize */
 	uint8_t rec_size;           /* bytes of a record read: the entry, 7 or 8 words */
 	uint64_t *pc;               /* nfunc + 1 entries, never decreasing */
+	uint32_t *bucket;           /* the search's buckets (gosearch.c) */
+	uint32_t nbucket;           /* at most nfunc */
+	uint8_t bucket_shift;       /* log2 of a bucket's bytes of text */
 	struct pfelf__go_rec *rec;  /* nfunc records */
 	uint8_t *cutab;             /* copy of [cu_at, cu_end) */
 	char *files;                /* copy of [file_at, file_end) and a NUL; NULL for 1.2 */
@@ -98,6 +102,13 @@ int pfelf__go_text(pfelf_file *f, struct pfelf__go *g, const uint8_t *hdr) PFELF
  * entries checked against the function table, and the copies of the
  * compile unit and file tables: 0, -EINVAL, -EIO, -ENOMEM. */
 int pfelf__go_load_records(pfelf_file *f, struct pfelf__go *g, const uint32_t *fo) PFELF_HIDDEN;
+
+/* ----------------------------------------------------------- gosearch.c */
+
+/* The search's buckets of a loaded function table: 0, -ENOMEM. */
+int pfelf__go_buckets(struct pfelf__go *g) PFELF_HIDDEN;
+/* The function whose [entry, end) holds pc into *index: 0, -ENOENT. */
+int pfelf__go_search(const struct pfelf__go *g, uint64_t pc, uint32_t *index) PFELF_HIDDEN;
 
 /* ---------------------------------------------------------- gopclntab.c */
 
@@ -162,6 +173,24 @@ struct pfelf_go_reader {
  * window w and *avail bytes there (none when off >= lim); 0, -EIO. */
 int pfelf__go_bytes(pfelf_go_reader *r, int w, uint64_t off, uint64_t lim, size_t need,
                     const uint8_t **p, size_t *avail) PFELF_HIDDEN;
+/* Bytes a lookup reads ahead of where it jumps to (a name, a pc-value
+ * table up to a pc: a few dozen bytes each, their 99th percentile
+ * below 256 in Go 1.19's compile and kubectl 1.33). */
+#define PFELF__GO_GUESS 128
+/* A read a lookup is about to make: through window w, at file offset at
+ * of a region ending at lim. */
+struct pfelf__go_want {
+	int w;
+	uint64_t at, lim;
+};
+/* Fill the slots for the n (at most GO_W_COUNT) reads of want that no slot
+ * holds PFELF__GO_GUESS bytes of: PFELF__GO_GUESS bytes into a peek each,
+ * near ones into one peek, a window's worth into the window of a read on;
+ * all in one pfelf__read_spans. 0, -EINVAL, -EIO (no slot holds the
+ * bytes then: pfelf__go_bytes reads them again). */
+int pfelf__go_prefetch(pfelf_go_reader *r, const struct pfelf__go_want *want,
+                       unsigned n) PFELF_HIDDEN;
+
 /* The NUL-ended string at off of region [.., lim) copied into s through
  * window w: 0 with *n its length, -ERANGE (no NUL before lim or off past
  * it), -EINVAL (longer than PFELF_GO_NAME_MAX), -EIO, -ENOMEM. */

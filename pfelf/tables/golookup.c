@@ -124,22 +124,30 @@ PFELF_API int pfelf_go_func_get(pfelf_go_reader *r, uint32_t index, pfelf_go_fun
 	return ret;
 }
 
+/* The reads a lookup of function i makes (its name; with pos its pc-file
+ * and pc-line tables), ahead and at once; a failure is met again by the
+ * read itself. */
+static void read_ahead(pfelf_go_reader *r, uint32_t i, bool pos)
+{
+	const struct pfelf__go *g = r->g;
+	const struct pfelf__go_rec *rec = &g->rec[i];
+	const struct pfelf__go_want want[] = {
+	        {GO_W_NAME, g->name_at + rec->nameoff, g->name_end},
+	        {GO_W_PCF, g->pc_at + rec->pcfile, g->pc_end},
+	        {GO_W_PCL, g->pc_at + rec->pcln, g->pc_end},
+	};
+	(void)pfelf__go_prefetch(r, want, pos ? 3 : 1);
+}
+
 PFELF_API int pfelf_go_pc_lookup(pfelf_go_reader *r, uint64_t pc, pfelf_go_func *fn,
                                  pfelf_go_pos *pos)
 {
-	const struct pfelf__go *g = r->g;
-	uint32_t n = g->pub.nfunc;
-	if (n == 0 || pc < g->pc[0] || pc >= g->pc[n])
-		return -ENOENT;
-	uint32_t lo = 0, hi = n; /* the last entry <= pc: pc[lo] <= pc < pc[hi] */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (g->pc[mid] <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	int ret = function(r, lo, fn);
+	uint32_t lo;
+	int ret = pfelf__go_search(r->g, pc, &lo);
+	if (ret < 0)
+		return ret;
+	read_ahead(r, lo, pos != NULL);
+	ret = function(r, lo, fn);
 	if (ret == 0 && pos)
 		ret = position(r, lo, pc, pos);
 	return ret;

@@ -215,6 +215,8 @@ static int load_go(pfelf_file *f, void *ctx)
 		ret = text_in_segment(f, g);
 	if (ret == 0)
 		ret = pfelf__go_load_records(f, g, fos);
+	if (ret == 0)
+		ret = pfelf__go_buckets(g);
 	free(fos);
 	if (ret < 0) {
 		pfelf__go_free(g);
@@ -232,6 +234,7 @@ void pfelf__go_free(struct pfelf__go *g)
 	if (!g)
 		return;
 	free(g->pc);
+	free(g->bucket);
 	free(g->rec);
 	free(g->cutab);
 	free(g->files);
@@ -299,7 +302,8 @@ PFELF_API int pfelf_cost_go(pfelf_file *f, pfelf_go_cost *out)
 	struct pfelf__go *g;
 	if (pfelf__go_get(f, &g) == 0) {
 		uint64_t n = g->pub.nfunc;
-		out->functions = (n + 1) * sizeof(*g->pc) + (n + 1) * sizeof(*g->rec);
+		out->functions = (n + 1) * sizeof(*g->pc) + (n + 1) * sizeof(*g->rec) +
+		                 (uint64_t)g->nbucket * sizeof(*g->bucket);
 		out->files = (g->cu_end - g->cu_at) + (g->files ? g->file_end - g->file_at + 1 : 0);
 		out->units = atomic_load(&g->cu_state) > 0 ? (uint64_t)g->ncu * 4 : n * 4;
 		out->reader = sizeof(struct pfelf_go_reader);

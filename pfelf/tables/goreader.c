@@ -33,6 +33,10 @@ PFELF_API int pfelf_go_reader_open(pfelf_file *f, pfelf_go_reader **out)
 	int ret = pfelf__go_get(f, &g);
 	if (ret < 0)
 		return ret;
+	/* a lookup's reads in one process_vm_readv rather than a pread each
+	 * (mapping failed: pread) */
+	if (f->ops->kind == PFELF_BACKEND_MMAP)
+		(void)pfelf__mmap_ensure(f);
 	pfelf_go_reader *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -56,20 +60,29 @@ static uint64_t held(const struct pfelf__go_slot *x, uint64_t at)
 	return at >= x->off && at - x->off < x->len ? x->off + x->len - at : 0;
 }
 
-/* The slot to fill for a read of kind w at at: window w when reading on
- * past it (or for more than a peek holds), else the least recently used
- * peek. */
-static struct pfelf__go_slot *victim(pfelf_go_reader *r, int w, uint64_t at, size_t need)
+/* Whether a read of kind w at at reads on past what its window holds. */
+static bool onward(const pfelf_go_reader *r, int w, uint64_t at)
 {
-	struct pfelf__go_slot *x = &r->slot[w];
-	bool onward = x->len && at >= x->off && at - x->off <= 2 * (uint64_t)x->len;
-	if (onward || need > PFELF__GO_PEEK)
-		return x;
+	const struct pfelf__go_slot *x = &r->slot[w];
+	return x->len && at >= x->off && at - x->off <= 2 * (uint64_t)x->len;
+}
+
+/* The least recently used peek. */
+static struct pfelf__go_slot *lru_peek(pfelf_go_reader *r)
+{
 	struct pfelf__go_slot *old = &r->slot[GO_W_COUNT];
 	for (int k = GO_W_COUNT + 1; k < PFELF__GO_SLOTS; k++)
 		if (r->slot[k].used < old->used)
 			old = &r->slot[k];
 	return old;
+}
+
+/* The slot to fill for a read of kind w at at: window w when reading on
+ * past it (or for more than a peek holds), else the least recently used
+ * peek. */
+static struct pfelf__go_slot *victim(pfelf_go_reader *r, int w, uint64_t at, size_t need)
+{
+	return onward(r, w, at) || need > PFELF__GO_PEEK ? &r->slot[w] : lru_peek(r);
 }
 
 int pfelf__go_bytes(pfelf_go_reader *r, int w, uint64_t at, uint64_t lim, size_t need,
@@ -100,6 +113,92 @@ int pfelf__go_bytes(pfelf_go_reader *r, int w, uint64_t at, uint64_t lim, size_t
 	*p = have ? x->buf + (at - x->off) : x->buf;
 	*avail = (size_t)(have < room ? have : room);
 	return 0;
+}
+
+/* A slot a prefetch fills: the file range it is to hold. */
+struct fill {
+	struct pfelf__go_slot *x;
+	uint64_t at, len;
+};
+
+/* Whether the len bytes at at are held by a slot (touched: not a victim
+ * of this prefetch) or by a fill planned (a peek's grown to them when
+ * both fit in it). */
+static bool planned(pfelf_go_reader *r, struct fill *fl, unsigned nf, uint64_t at, uint64_t len)
+{
+	for (int k = 0; k < PFELF__GO_SLOTS; k++) {
+		if (held(&r->slot[k], at) >= len) {
+			r->slot[k].used = ++r->clock;
+			return true;
+		}
+	}
+	for (unsigned i = 0; i < nf; i++) {
+		uint64_t lo = fl[i].at < at ? fl[i].at : at;
+		uint64_t end = fl[i].at + fl[i].len, hi = end > at + len ? end : at + len;
+		bool peek = fl[i].x->cap == PFELF__GO_PEEK;
+		if (lo == fl[i].at && hi == end) /* inside it */
+			return true;
+		if (peek && hi - lo <= PFELF__GO_PEEK) {
+			fl[i].at = lo;
+			fl[i].len = hi - lo;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The slot for a prefetch of kind w at at that no fill uses yet. */
+static struct pfelf__go_slot *fill_slot(pfelf_go_reader *r, const struct fill *fl, unsigned nf,
+                                        int w, uint64_t at)
+{
+	if (onward(r, w, at)) {
+		bool taken = false;
+		for (unsigned i = 0; i < nf; i++)
+			taken |= fl[i].x == &r->slot[w];
+		if (!taken)
+			return &r->slot[w];
+	}
+	return lru_peek(r); /* the fills' peeks were touched: another */
+}
+
+/* The fills of fl in one read; none holds anything when it fails. */
+static int fill_all(pfelf_go_reader *r, const struct fill *fl, unsigned nf)
+{
+	struct pfelf__span s[GO_W_COUNT];
+	if (nf == 0)
+		return 0;
+	for (unsigned i = 0; i < nf; i++)
+		s[i] = (struct pfelf__span){fl[i].at, fl[i].x->buf, (size_t)fl[i].len};
+	int ret = pfelf__read_spans(r->f, s, nf);
+	if (ret < 0)
+		return ret;
+	for (unsigned i = 0; i < nf; i++) {
+		fl[i].x->off = fl[i].at;
+		fl[i].x->len = (uint32_t)fl[i].len;
+	}
+	return 0;
+}
+
+int pfelf__go_prefetch(pfelf_go_reader *r, const struct pfelf__go_want *want, unsigned n)
+{
+	struct fill fl[GO_W_COUNT];
+	unsigned nf = 0;
+	for (unsigned i = 0; i < n && nf < GO_W_COUNT; i++) {
+		const struct pfelf__go_want *q = &want[i];
+		if (q->at >= q->lim)
+			continue;
+		uint64_t room = q->lim - q->at;
+		uint64_t len = room < PFELF__GO_GUESS ? room : PFELF__GO_GUESS;
+		if (planned(r, fl, nf, q->at, len))
+			continue;
+		struct pfelf__go_slot *x = fill_slot(r, fl, nf, q->w, q->at);
+		if (x->cap == PFELF__GO_WIN)
+			len = room < x->cap ? room : x->cap;
+		x->len = 0;
+		x->used = ++r->clock;
+		fl[nf++] = (struct fill){x, q->at, len};
+	}
+	return fill_all(r, fl, nf);
 }
 
 /* Make room for n + 1 bytes in s. */

@@ -104,7 +104,8 @@ void walk_go(pfelf_file *f)
 		WALK_CHECK(cost.functions == 0);
 		return;
 	}
-	WALK_CHECK(cost.functions == 24 * ((uint64_t)t.nfunc + 1));
+	WALK_CHECK(cost.functions >= 24 * ((uint64_t)t.nfunc + 1) &&
+	           cost.functions <= 28 * ((uint64_t)t.nfunc + 1));
 	WALK_CHECK(t.min_pc <= t.max_pc && t.quantum >= 1 && t.quantum <= 4);
 	WALK_CHECK(t.ptrsize == 4 || t.ptrsize == 8);
 	pfelf_go_reader *r;

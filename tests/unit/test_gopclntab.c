@@ -344,7 +344,8 @@ static void check_units(const struct tg_fixture *fx, enum tb_backend b)
 	}
 	pfelf_go_cost cost;
 	assert_ret(pfelf_cost_go(h.f, &cost), 0);
-	assert_int_equal(cost.functions, 24 * ((uint64_t)t.nfunc + 1));
+	assert_true(cost.functions >= 24 * ((uint64_t)t.nfunc + 1) &&
+	            cost.functions <= 28 * ((uint64_t)t.nfunc + 1));
 	assert_true(cost.files > 0 && cost.files < 64 * ((uint64_t)t.nfunc + 64));
 	assert_int_equal(cost.units, 4 * (uint64_t)ncu);
 	assert_true(cost.reader > 0 && cost.reader < 96 << 10);
