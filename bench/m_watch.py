@@ -207,18 +207,16 @@ def _tag(i):
 
 
 class _Trials:
-    """The trials of one kind on one mount: S the source, M the mount."""
+    """The trials on one mount: S the source, M the mount. Every trial has
+    files of its own, made before the mount (a miss spoils no other)."""
 
     def __init__(self, src, mnt, n):
         self.S, self.M = src, mnt
-        for d in ("c", "d", "r", "r2", "w"):
+        for d in ("c", "d", "r", "r2", "e", "t", "m"):
             os.makedirs(os.path.join(src, d), exist_ok=True)
-        for i in range(n):  # files to delete and to rename, made before the mount
-            _write(os.path.join(src, "d", "d%d" % i), i)
-            _write(os.path.join(src, "r", "r%d" % i), i)
-        _write(os.path.join(src, "w", "e"), 0)
-        _write(os.path.join(src, "w", "m"), 0)
-        self.tag = 0
+        for i in range(n):
+            for d in ("d", "r", "e", "t", "m"):
+                _write(os.path.join(src, d, "%s%d" % (d, i)), i)
 
     def s(self, *p):
         return os.path.join(self.S, *p)
@@ -261,45 +259,39 @@ class _Trials:
 
         return (warm, lambda: os.rename(self.s("r", name), self.s("r2", name)), seen)
 
-    def _rewrite(self, times):
-        old, new = self.tag, self.tag + 1
-        self.tag = new
-        elf = self.m("w", "e", "elf")
+    def _rewrite(self, d, i, times):
+        src, elf = self.s(d, "%s%d" % (d, i)), self.m(d, "%s%d" % (d, i), "elf")
 
         def warm():
-            os.lstat(self.m("w", "e"))
+            os.lstat(os.path.dirname(elf))
             os.lstat(elf)
-            if _elf_tag(elf) != _tag(old):
-                raise RuntimeError("%s does not show the last rewrite" % elf)
+            if _elf_tag(elf) != _tag(i):
+                raise RuntimeError("%s does not show its bytes" % elf)
 
         def change():
-            st = os.lstat(self.s("w", "e"))
-            _write(self.s("w", "e"), new, excl=False)
+            st = os.lstat(src)
+            _write(src, i + (1 << 40), excl=False)
             if times:
-                os.utime(self.s("w", "e"), ns=(st.st_atime_ns, st.st_mtime_ns))
+                os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
 
-        return warm, change, lambda: _elf_tag(elf) == _tag(new)
+        return warm, change, lambda: _elf_tag(elf) == _tag(i + (1 << 40))
 
     def rewrite(self, i):
-        return self._rewrite(False)
+        return self._rewrite("e", i, False)
 
     def rewrite_times(self, i):
-        return self._rewrite(True)
+        return self._rewrite("t", i, True)
 
     def chmod(self, i):
-        mode = 0o640 if i % 2 == 0 else 0o644
-
-        def warm():
-            os.lstat(self.m("w", "m"))
+        path = self.m("m", "m%d" % i)
 
         def seen():
             try:
-                return bool(os.lstat(self.m("w", "m")).st_mode & stat.S_IROTH) == bool(
-                    mode & stat.S_IROTH)
+                return not os.lstat(path).st_mode & stat.S_IROTH
             except OSError:
                 return False
 
-        return warm, lambda: os.chmod(self.s("w", "m"), mode), seen
+        return (lambda: os.lstat(path), lambda: os.chmod(self.s("m", "m%d" % i), 0o640), seen)
 
     def run(self, kind, i):
         """Seconds from the change to the first poll that shows it (None: a miss)."""
