@@ -61,7 +61,8 @@ def find_walk(path, dirs=False, user=()):
     """Seconds and lines of one find walk (and its directories: dirs);
     user: an argv prefix that runs find as another user (setpriv ...)."""
     t0 = time.perf_counter()
-    res = subprocess.run(list(user) + ["find", path, "-printf", "%y %s %m %i\n"], capture_output=True)
+    res = subprocess.run(list(user) + ["find", path, "-printf", "%y %s %m %i\n"],
+                         capture_output=True)
     secs = time.perf_counter() - t0
     if res.returncode not in (0, 1):
         raise RuntimeError("find %s failed: %s" % (path, res.stderr[-500:]))

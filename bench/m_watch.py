@@ -105,9 +105,10 @@ def modes(ctx):
     return [("off", off), ("auto", watch)], None
 
 
-def _watch_line(m):
-    lines = [ln.strip() for ln in m.log_text().splitlines() if "watch" in ln]
-    return lines[-1][-160:] if lines else ""
+def _watch_line(m, words=("watch",)):
+    """The mount's last log line that holds one of words, "" when none."""
+    lines = [ln.strip() for ln in m.log_text().splitlines() if any(w in ln for w in words)]
+    return lines[-1][-200:] if lines else ""
 
 
 # ---------------------------------------------------------------- helpers
@@ -554,6 +555,9 @@ def _flood_mode(ctx, tree, opts, loads):
                 rss = proc_status(m.pid).get("RssAnon", 0)
             rate = _flood_result(res)["rate"] if res else 0
             out[load] = (idle, walk, wcpu, rate, rss)
+        said = _watch_line(m, ("overflow", "watch"))
+        if said:
+            log("watch flood: the daemon said: " + said)
     return out
 
 
@@ -590,7 +594,8 @@ def flood(ctx, mlist):
                     "daemon's CPU, idle mount of %d files, beside %s (%.0f a second)%s" %
                     (n, what, rate, suffix), med((name, load), 0), "% of a core",
                     "the same, no load", med((name, "quiet"), 0), "(info)", None,
-                    ratio=None, note="RssAnon %d KiB" % med((name, load), 4))
+                    ratio=None, note="%.2f us of CPU an operation; RssAnon %d KiB" % (
+                        med((name, load), 0) / 100 / rate * 1e6, med((name, load), 4)))
             add_row(ctx, "%sw%s" % (ident, "" if name == "auto" else "o"),
                     "second find of the mount under that load%s" % suffix,
                     med((name, load), 1), "s", "the same, no load", med((name, "quiet"), 1),
