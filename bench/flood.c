@@ -7,8 +7,8 @@
  *       Creates DIR/f<N> (O_CREAT|O_EXCL), writes 64 bytes, closes it,
  *       and unlinks the file made KEEP files earlier (default 10000, so
  *       DIR holds at most KEEP files), as fast as it can or RATE files a
- *       second (0: as fast as it can), for SECS seconds or until SIGTERM.
- *       Prints "files=N secs=S rate=R" (files made a second).
+ *       second (0: as fast as it can), for SECS seconds or until SIGTERM;
+ *       then deletes the files it left. Prints "files=N secs=S rate=R" (files made a second).
  *   flood rename DIR FILES SECS
  *       Makes DIR/d<I>/f<J> (FILES files, 1,000 a directory) where missing,
  *       then renames every file of the tree to g<J> and back, file by file
@@ -98,6 +98,11 @@ static int files(const char *dir, double secs, double rate, uint64_t keep)
 		n++;
 	}
 	secs = now() - t0;
+	for (uint64_t i = n > keep ? n - keep : 0; i < n; i++) { /* the next run starts at f0 */
+		snprintf(path, sizeof(path), "%s/f%llu", dir, (unsigned long long)i);
+		if (unlink(path) < 0)
+			return fail("unlink", path);
+	}
 	printf("files=%llu secs=%.3f rate=%.0f\n", (unsigned long long)n, secs, (double)n / secs);
 	return 0;
 }
