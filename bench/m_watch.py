@@ -589,7 +589,7 @@ def flood(ctx, mlist):
                                "and back, as fast as it can" % files)):
         rate = median([v[3] for k in got if k[1] == load for v in got[k]])
         for name in [n for n, _ in mlist]:
-            suffix = "" if name == "auto" else ", watch=off"
+            suffix = ", watch=%s" % name
             add_row(ctx, "%sc%s" % (ident, "" if name == "auto" else "o"),
                     "daemon's CPU, idle mount of %d files, beside %s (%.0f a second)%s" %
                     (n, what, rate, suffix), med((name, load), 0), "% of a core",
