@@ -7,6 +7,7 @@
 #ifndef ELFFS_INVAL_H
 #define ELFFS_INVAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Start the sender thread for session se; 0 or -errno. */
@@ -14,6 +15,13 @@ int inval_start(void *se);
 
 /* Stop it (pending notifications are dropped). */
 void inval_stop(void);
+
+/* Drop nothing from now on (watching SOURCE: the timeouts are long). */
+void inval_keep_all(void);
+
+/* Whether a notification was lost for memory since the last call (only
+ * under inval_keep_all): the caller then invalidates everything. */
+bool inval_lost(void);
 
 /* Queue: forget the dentry name of directory parent. */
 void inval_entry(uint64_t parent, const char *name);

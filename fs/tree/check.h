@@ -25,6 +25,12 @@
  */
 int check_node(struct node *n);
 
+/* How long the kernel may keep n's entry and attributes, and the interval
+ * of its re-checks: -o watch_timeout for nodes of a source node whose
+ * file handle the watch thread follows (watch/watch.h), else -o timeout. */
+uint64_t check_timeout_ns(const struct node *n);
+double check_timeout(const struct node *n);
+
 /* Make the next check of source node n look at the source. */
 void check_force(struct node *n);
 
