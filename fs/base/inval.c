@@ -37,6 +37,7 @@ static size_t nbuckets;
 static size_t pending;
 static bool running, stopping, keep_all;
 static atomic_bool lost;
+static _Atomic uint64_t seq;
 static pthread_t thread;
 static struct fuse_session *session;
 
@@ -132,6 +133,16 @@ void inval_keep_all(void)
 	pthread_mutex_lock(&lock);
 	keep_all = true;
 	pthread_mutex_unlock(&lock);
+}
+
+uint64_t inval_seq(void)
+{
+	return atomic_load(&seq);
+}
+
+void inval_seq_bump(void)
+{
+	atomic_fetch_add(&seq, 1);
 }
 
 bool inval_lost(void)

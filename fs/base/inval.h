@@ -23,6 +23,12 @@ void inval_keep_all(void);
  * under inval_keep_all): the caller then invalidates everything. */
 bool inval_lost(void);
 
+/* A count that moves whenever a change of SOURCE heard of (watch/)
+ * reaches a node: taken before SOURCE is looked at, compared after, it
+ * tells whether what was seen may be older than a change. */
+uint64_t inval_seq(void);
+void inval_seq_bump(void);
+
 /* Queue: forget the dentry name of directory parent. */
 void inval_entry(uint64_t parent, const char *name);
 

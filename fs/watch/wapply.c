@@ -11,14 +11,13 @@
 #include "watch/watch_i.h"
 #include "base/inval.h"
 #include "tree/check.h"
+#include "tree/dirsnap.h"
 
 #include <string.h>
 #include <sys/fanotify.h>
 
 #define SAME_MAX   16 /* nodes of one handle acted on per event */
 #define DIR_CHANGE (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
-
-_Atomic uint64_t watch_seq_n;
 
 /* Forget what the kernel and the daemon hold of node ino. */
 static void touch(uint64_t ino)
@@ -39,6 +38,8 @@ static void touch(uint64_t ino)
 		if (parent)
 			inval_entry(parent, name);
 	}
+	if (n->kind == NK_DIR)
+		dsnap_forget(ino); /* its listing */
 	inval_inode(ino);
 	node_put(n);
 }
@@ -55,7 +56,7 @@ static void in_dir(uint64_t mask, const struct wfid *dir, const char *name)
 	uint64_t dirs[SAME_MAX];
 	size_t n = wmap_find(dir, dirs, SAME_MAX);
 	if (n)
-		atomic_fetch_add(&watch_seq_n, 1);
+		inval_seq_bump();
 	for (size_t i = 0; i < n; i++) {
 		if (mask & DIR_CHANGE || strcmp(name, ".") == 0 || !name[0])
 			touch(dirs[i]); /* its times, link count, listing */
@@ -76,18 +77,18 @@ void wapply_event(uint64_t mask, const struct wfid *dir, const char *name, const
 	uint64_t same[SAME_MAX];
 	size_t n = wmap_find(obj, same, SAME_MAX);
 	if (n)
-		atomic_fetch_add(&watch_seq_n, 1);
+		inval_seq_bump();
 	for (size_t i = 0; i < n; i++)
 		touch(same[i]); /* every name of it the kernel holds: hard links */
 }
 
 int wapply_everything(void)
 {
-	atomic_fetch_add(&watch_seq_n, 1);
+	inval_seq_bump();
 	return wmap_each(touch_each, NULL);
 }
 
 uint64_t watch_seq(void)
 {
-	return atomic_load(&watch_seq_n);
+	return inval_seq();
 }
