@@ -219,6 +219,8 @@ static size_t add_plus(fuse_req_t req, struct plus *p, const struct dirlist *d, 
 		e.ino = n->ino;
 		/* before the attributes: a check between the two errs short */
 		e.attr_timeout = e.entry_timeout = timeout_left(n);
+		if (e.entry_timeout > check_entry_timeout(n))
+			e.entry_timeout = check_entry_timeout(n);
 		attr_of(n, &e.attr);
 	}
 	size_t len = fuse_add_direntry_plus(req, buf, room, name, &e, (off_t)(i + 1));

@@ -194,7 +194,8 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	struct fuse_entry_param e = {.ino = n->ino};
 	attr_of(n, &e.attr);
-	e.attr_timeout = e.entry_timeout = check_timeout(n);
+	e.attr_timeout = check_timeout(n);
+	e.entry_timeout = check_entry_timeout(n);
 	if (fuse_reply_entry(req, &e) != 0)
 		node_forget(n->ino, 1); /* the kernel did not get it */
 }

@@ -115,6 +115,11 @@ double check_timeout(const struct node *n)
 	                                                              : elffs.timeout;
 }
 
+double check_entry_timeout(const struct node *n)
+{
+	return elffs.others ? elffs.timeout : check_timeout(n);
+}
+
 static bool due(struct node *s)
 {
 	uint64_t timeout = check_timeout_ns(s);

@@ -31,6 +31,11 @@ int check_node(struct node *n);
 uint64_t check_timeout_ns(const struct node *n);
 double check_timeout(const struct node *n);
 
+/* How long the kernel may keep n's entry: check_timeout, but -o timeout
+ * under allow_other, where a cached entry spares another caller the
+ * daemon's per-caller check of the lookup (docs/security.md). */
+double check_entry_timeout(const struct node *n);
+
 /* Make the next check of source node n look at the source. */
 void check_force(struct node *n);
 
