@@ -538,8 +538,21 @@ def _idle_cpu(pid, secs):
     return (_cpu(pid) - c0) / secs * 100
 
 
+def _counters(mnt):
+    """(watch_events, watch_overflows) of the mount (xattrs of .build-id;
+    0 where the daemon has none)."""
+    out = []
+    for k in ("watch_events", "watch_overflows"):
+        try:
+            out.append(int(os.getxattr(os.path.join(mnt, ".build-id"), "user.elffs." + k)))
+        except (OSError, ValueError):
+            out.append(0)
+    return out
+
+
 def _flood_mode(ctx, tree, opts, loads):
-    """{load: (idle CPU %, walk s, walk CPU s, load rate, RssAnon KiB)}."""
+    """{load: (idle CPU %, walk s, walk CPU s, load rate, RssAnon KiB,
+    events read, overflows)}."""
     out = {}
     with mounts.elffs(ctx, tree, ctx.path("mnt-wf"), opts=opts) as m:
         m_walk.find_walk(m.mnt)
@@ -547,14 +560,16 @@ def _flood_mode(ctx, tree, opts, loads):
             time.sleep(GAP)
             bg, res = _flood(ctx, *args) if args else (contextlib.nullcontext(), None)
             with bg:
+                ev0, ov0 = _counters(m.mnt)
                 time.sleep(1 if args else 0)
                 idle = _idle_cpu(m.pid, 2 if ctx.quick else 5)
                 c0 = _cpu(m.pid)
                 walk = m_walk.find_walk(m.mnt)[0]
                 wcpu = _cpu(m.pid) - c0
                 rss = proc_status(m.pid).get("RssAnon", 0)
+                ev1, ov1 = _counters(m.mnt)
             rate = _flood_result(res)["rate"] if res else 0
-            out[load] = (idle, walk, wcpu, rate, rss)
+            out[load] = (idle, walk, wcpu, rate, rss, ev1 - ev0, ov1 - ov0)
         said = _watch_line(m, ("overflow", "watch"))
         if said:
             log("watch flood: the daemon said: " + said)
@@ -594,8 +609,10 @@ def flood(ctx, mlist):
                     "daemon's CPU, idle mount of %d files, beside %s (%.0f a second)%s" %
                     (n, what, rate, suffix), med((name, load), 0), "% of a core",
                     "the same, no load", med((name, "quiet"), 0), "(info)", None,
-                    ratio=None, note="%.2f us of CPU an operation; RssAnon %d KiB" % (
-                        med((name, load), 0) / 100 / rate * 1e6, med((name, load), 4)))
+                    ratio=None, note="%.2f us of CPU an operation; RssAnon %d KiB; "
+                    "%d events read, %d overflows, over the idle time and the walk" % (
+                        med((name, load), 0) / 100 / rate * 1e6, med((name, load), 4),
+                        med((name, load), 5), med((name, load), 6)))
             add_row(ctx, "%sw%s" % (ident, "" if name == "auto" else "o"),
                     "second find of the mount under that load%s" % suffix,
                     med((name, load), 1), "s", "the same, no load", med((name, "quiet"), 1),
