@@ -140,6 +140,7 @@ def _flood(ctx, *args):
 def _flood_result(out):
     with open(out) as f:
         text = f.read()
+    os.unlink(out)
     got = kv(text) if text.strip() else {}
     if "rate" not in got:
         raise RuntimeError("flood failed: %s" % text.strip()[-300:])
