@@ -33,6 +33,7 @@ machine (docs/benchmarks.md, "First walk of a mixed tree"):
    after the timeout. A lever: the same with READDIRPLUS_AUTO on (the
    kernel's default policy; elffs turns it off).
 """
+import contextlib
 import os
 import shutil
 import struct
@@ -49,16 +50,19 @@ PER_DIR = 1000
 ELF_EVERY = 100
 
 
-def _drop():
+def drop_all():
+    """Drop the page cache, dentries and inodes."""
     os.sync()
     with open("/proc/sys/vm/drop_caches", "w") as f:
         f.write("3\n")
 
 
-def _find(path, dirs=False):
-    """Seconds and lines of one find walk (and its directories: dirs)."""
+def find_walk(path, dirs=False, user=()):
+    """Seconds and lines of one find walk (and its directories: dirs);
+    user: an argv prefix that runs find as another user (setpriv ...)."""
     t0 = time.perf_counter()
-    res = subprocess.run(["find", path, "-printf", "%y %s %m %i\n"], capture_output=True)
+    res = subprocess.run(list(user) + ["find", path, "-printf", "%y %s %m %i\n"],
+                         capture_output=True)
     secs = time.perf_counter() - t0
     if res.returncode not in (0, 1):
         raise RuntimeError("find %s failed: %s" % (path, res.stderr[-500:]))
@@ -70,7 +74,7 @@ def _find(path, dirs=False):
 
 def _io_floor(ctx, tree):
     """Seconds of the first walk's own I/O outside FUSE (cold), files read."""
-    _drop()
+    drop_all()
     res = None
     with open(ctx.path("io-floor-find.err"), "w+") as errf:
         t0 = time.perf_counter()
@@ -105,9 +109,9 @@ def _fuse_floor(ctx, records, auto=False):
     argv = [ctx.treeceiling, "--tree=" + records, "--plus" if auto else "--plus-always",
             "--threads=10", mnt]
     with mounts.FuseMount(argv, mnt, ctx.path("treeceiling-walk.log")) as m:
-        _find(m.mnt)
+        find_walk(m.mnt)
         time.sleep(1.1)  # past the 1 s timeouts, as the mount's second walk
-        return _find(m.mnt)[0]
+        return find_walk(m.mnt)[0]
 
 
 def _records(path, out):
@@ -119,7 +123,7 @@ def _records(path, out):
         raise RuntimeError("find %s failed: %s" % (path, res.stderr[-500:]))
 
 
-def _elf_header(i):
+def elf_header(i):
     """An ELF64 x86-64 ET_REL header without sections; i makes it unique."""
     return (b"\x7fELF" + bytes([2, 1, 1, 0]) + struct.pack("<Q", i) +
             struct.pack("<HHIQQQIHHHHHH", 1, 62, 1, 0, 0, 0, 0, 64, 0, 0, 64, 0, 0))
@@ -134,24 +138,24 @@ def generate(top, files):
         for j in range(min(PER_DIR, files - d * PER_DIR)):
             i = d * PER_DIR + j
             with open(os.path.join(dd, "f%04d" % j), "wb") as f:
-                f.write(_elf_header(i) if i % ELF_EVERY == 0 else text)
+                f.write(elf_header(i) if i % ELF_EVERY == 0 else text)
 
 
 def _walks(ctx, tree, env=None, records=None):
     """(source cold, source warm, mount first, mount second, entries src, mnt);
     env: variables for the daemon (a lever); records: a file to write the
     mount's tree to (for treeceiling --tree)."""
-    _drop()
-    sc, n_src = _find(tree)
-    sw, _ = _find(tree)
-    _drop()
+    drop_all()
+    sc, n_src = find_walk(tree)
+    sw, _ = find_walk(tree)
+    drop_all()
     env = env or {}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
         with mounts.elffs(ctx, tree, ctx.path("mnt-w")) as m:
-            mc, n_mnt, dirs = _find(m.mnt, dirs=True)
-            ms, _ = _find(m.mnt)
+            mc, n_mnt, dirs = find_walk(m.mnt, dirs=True)
+            ms, _ = find_walk(m.mnt)
             if records:
                 _records(m.mnt, records)
     finally:
@@ -204,15 +208,28 @@ def _tree(ctx, tree, ident, label):
               "look ahead off (ELFFS_PROBE_AHEAD=0)", se)
 
 
-def measure(ctx):
-    share = os.environ.get("ELFFS_BENCH_SHARE") or SHARE
-    _tree(ctx, share, "15s", share)
-    files = GEN_FILES_QUICK if ctx.quick else GEN_FILES
-    top = ctx.path("walk-gen")
+def share_tree():
+    """The real tree of the walks (ELFFS_BENCH_SHARE, default /usr/share)."""
+    return os.environ.get("ELFFS_BENCH_SHARE") or SHARE
+
+
+@contextlib.contextmanager
+def generated(ctx, name="walk-gen", files=None):
+    """A generated tree in the work directory (of the walk group's size
+    unless files is given), (path, files), removed after."""
+    files = files or (GEN_FILES_QUICK if ctx.quick else GEN_FILES)
+    top = ctx.path(name)
     shutil.rmtree(top, ignore_errors=True)
     log("generating %d files in %s" % (files, top))
     try:
         generate(top, files)
-        _tree(ctx, top, "15g", "a generated tree of %d files" % files)
+        yield top, files
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def measure(ctx):
+    share = share_tree()
+    _tree(ctx, share, "15s", share)
+    with generated(ctx) as (top, files):
+        _tree(ctx, top, "15g", "a generated tree of %d files" % files)

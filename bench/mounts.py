@@ -22,16 +22,23 @@ class FuseMount:
         if os.path.ismount(self.mnt):
             subprocess.run(["fusermount3", "-u", "-z", self.mnt], capture_output=True)
         self.logf = open(self.logname, "a")
+        self.log_start = self.logf.tell()
         self.proc = subprocess.Popen(self.argv, stdout=self.logf, stderr=self.logf,
                                      stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 20
         while not os.path.ismount(self.mnt):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self._stop()
-                raise RuntimeError("mount failed: %s (see %s)" % (" ".join(self.argv),
-                                                                  self.logname))
+                raise RuntimeError("mount failed: %s: %s (see %s)" % (
+                    " ".join(self.argv), self.log_text().strip()[-500:], self.logname))
             time.sleep(0.01)
         return self
+
+    def log_text(self):
+        """What this mount's daemon has logged so far."""
+        with open(self.logname) as f:
+            f.seek(self.log_start)
+            return f.read()
 
     @property
     def pid(self):
@@ -67,7 +74,8 @@ class FuseMount:
 
 
 def elffs(ctx, source, mnt, opts=(), single=False):
-    """An elffs mount of source at mnt; opts are extra -o options."""
+    """An elffs mount of source at mnt; opts are extra -o options (after
+    ELFFS_BENCH_OPTS', so that they win)."""
     argv = [ctx.elffs, "-f"]
     if single:
         argv.append("-s")

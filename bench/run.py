@@ -11,6 +11,8 @@ lsdir (first ls -l of a 1,200-file directory), access (other users
 checked against SOURCE under allow_other), go (go/ against Go's
 debug/gosym: m_go.py), walk (the first and second find
 of /usr/share and of a generated 1,000,000-file tree, cold; not run by
+default), watch (-o watch=auto against watch=off: a change's latency, the
+second walks and repeated stats, floods of events: m_watch.py; not run by
 default), uring (FUSE over io_uring against /dev/fuse; not run by
 default) and minidebug (the first read of a 10 MiB MiniDebugInfo view and
 of minidebuginfo.debug against xz -dc; not run by default). Needs root (drop_caches, bdi
@@ -38,11 +40,12 @@ import m_seq  # noqa: E402
 import m_uring  # noqa: E402
 import m_sweep  # noqa: E402
 import m_walk  # noqa: E402
+import m_watch  # noqa: E402
 from benchlib import Ctx, log, save  # noqa: E402
 from report import table_text  # noqa: E402
 
 GROUPS = ["libelf", "meta", "seq", "rand", "memory", "sweep", "io", "passthrough", "reqsize",
-          "lsdir", "access", "go", "walk", "uring", "minidebug"]
+          "lsdir", "access", "go", "walk", "watch", "uring", "minidebug"]
 BIG_MIB = 1024
 MEMORY_LIB_BYTES = 400 * 10**6  # with the 1 GiB section: about 1.5 GB served
 
@@ -88,6 +91,10 @@ def group_lsdir(ctx):
 
 def group_walk(ctx):
     m_walk.measure(ctx)
+
+
+def group_watch(ctx):
+    m_watch.measure(ctx)
 
 
 def group_minidebug(ctx):

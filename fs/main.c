@@ -23,6 +23,7 @@
 #include "ops/readahead.h"
 #include "base/stall.h"
 #include "stop.h"
+#include "watch/watch.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -99,12 +100,16 @@ static void configure(const struct elffs_opts *o)
 {
 	elffs.mnt_rel = mount_inside(o->source, o->cmd.mountpoint);
 	elffs.source = o->source;
+	elffs.mountpoint = o->cmd.mountpoint;
 	/* Map each binary when it is parsed: the daemon keeps many handles and
 	 * must hold no descriptor per mapped binary (pfelf's lazy mapping would
 	 * keep one until the first read of the binary's bytes). */
 	elffs.pfelf_flags = o->nommap ? PFELF_OPEN_NOMMAP : PFELF_OPEN_MAP_NOW;
 	elffs.timeout = o->timeout_s;
 	elffs.timeout_ns = (uint64_t)(o->timeout_s * 1e9);
+	elffs.watch = !o->watch || strcmp(o->watch, "auto") == 0;
+	elffs.watch_timeout = o->watch_timeout_s;
+	elffs.watch_timeout_ns = (uint64_t)(o->watch_timeout_s * 1e9);
 	membudget_init(o->memory_mb << 20);
 	elffs.memory = membudget_limit();
 	elffs.buildid = !o->buildid                      ? ".build-id"
@@ -172,6 +177,10 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 	if (ret < 0)
 		elog(LOG_WARNING, "no invalidation thread (%s): caches expire by timeout only",
 		     strerror(-ret));
+	if (ret < 0)
+		elffs.watch = false;
+	else
+		watch_start(); /* logs what it watches; nothing: -o timeout alone */
 	/* The default window needs root (sysfs); without it the kernel's stays
 	 * quietly. A window asked for warns when it cannot be set. */
 	bool asked = o->readahead != NULL;
@@ -192,6 +201,7 @@ static int serve(struct fuse_session *se, const struct elffs_opts *o)
 		ret = 0;
 	stop_loop_over(ret < 0 ? ELFFS_EXIT_SYSTEM : ELFFS_EXIT_OK);
 	stall_shutdown();
+	watch_stop();
 	inval_stop();
 	elffs.se = NULL;
 	if (ret < 0)
@@ -276,6 +286,7 @@ static int run(struct fuse_args *args, const struct elffs_opts *o)
 	dbgd_destroy();
 	handles_free_all(); /* open files the kernel never released */
 	nodes_destroy();
+	watch_destroy();
 	dcache_destroy();
 	return ret;
 }

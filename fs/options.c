@@ -35,6 +35,8 @@ enum {
 static const struct fuse_opt specs[] = {
         ELFFS_OPT("nommap", nommap, 1),
         ELFFS_OPT("timeout=%s", timeout, 0),
+        ELFFS_OPT("watch=%s", watch, 0),
+        ELFFS_OPT("watch_timeout=%s", watch_timeout, 0),
         ELFFS_OPT("readahead=%s", readahead, 0),
         ELFFS_OPT("memory=%s", memory, 0),
         ELFFS_OPT("direct_io=%s", direct_io, 0),
@@ -182,6 +184,10 @@ static void help(void)
 	       "    -o nommap              serve reads with pread(2), not the shared mapping\n"
 	       "    -o timeout=SECS        entry/attribute cache timeout and interval of\n"
 	       "                           source re-checks, fractions allowed (default 1)\n"
+	       "    -o watch=auto|off      hear of SOURCE's changes through fanotify where\n"
+	       "                           its file systems allow (auto, the default; root)\n"
+	       "    -o watch_timeout=SECS  the timeout of nodes on watched file systems\n"
+	       "                           (default 86400)\n"
 	       "    -o readahead=KB        the mount's readahead window in KiB (root only;\n"
 	       "                           default 1024, 0 keeps the kernel's 128)\n"
 	       "    -o memory=MB           memory budget of parsed views and decompressed\n"
@@ -223,20 +229,33 @@ static void version(void)
 	fuse_lowlevel_version();
 }
 
-static int parse_timeout(struct elffs_opts *o)
+/* SECS of option name (given as arg, NULL: dflt) into *out; 0 or -1. */
+static int parse_seconds(const char *name, const char *arg, double dflt, double *out)
 {
-	o->timeout_s = 1.0;
-	if (!o->timeout)
+	*out = dflt;
+	if (!arg)
 		return 0;
 	char *end;
 	errno = 0;
-	double t = strtod(o->timeout, &end);
-	if (errno || end == o->timeout || *end || !isfinite(t) || t < 0 || t > 31536000.0 ||
-	    !(isdigit((unsigned char)o->timeout[0]) || o->timeout[0] == '.')) {
-		fprintf(stderr, "elffs: bad timeout '%s' (seconds, 0 to 31536000)\n", o->timeout);
+	double t = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(t) || t < 0 || t > 31536000.0 ||
+	    !(isdigit((unsigned char)arg[0]) || arg[0] == '.')) {
+		fprintf(stderr, "elffs: bad %s '%s' (seconds, 0 to 31536000)\n", name, arg);
 		return -1;
 	}
-	o->timeout_s = t;
+	*out = t;
+	return 0;
+}
+
+static int parse_timeout(struct elffs_opts *o)
+{
+	if (parse_seconds("timeout", o->timeout, 1.0, &o->timeout_s) < 0 ||
+	    parse_seconds("watch_timeout", o->watch_timeout, 86400.0, &o->watch_timeout_s) < 0)
+		return -1;
+	if (o->watch && strcmp(o->watch, "auto") != 0 && strcmp(o->watch, "off") != 0) {
+		fprintf(stderr, "elffs: bad watch '%s' (auto or off)\n", o->watch);
+		return -1;
+	}
 	return 0;
 }
 
@@ -513,6 +532,8 @@ void options_free(struct elffs_opts *o)
 	free(o->mountpoint_arg);
 	free(o->source);
 	free(o->timeout);
+	free(o->watch);
+	free(o->watch_timeout);
 	free(o->readahead);
 	free(o->memory);
 	free(o->direct_io);

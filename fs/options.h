@@ -34,6 +34,9 @@ struct elffs_opts {
 	int nommap;           /* -o nommap */
 	char *timeout;        /* -o timeout=SECS as given */
 	double timeout_s;
+	char *watch;           /* -o watch=auto|off as given */
+	char *watch_timeout;   /* -o watch_timeout=SECS as given */
+	double watch_timeout_s;
 	char *readahead;       /* -o readahead=KB as given */
 	unsigned readahead_kb; /* 0: the kernel's window */
 	char *memory;          /* -o memory=MB as given */

@@ -7,6 +7,8 @@ struct elffs_ctx elffs = {
         .srcfd = -1,
         .timeout = 1.0,
         .timeout_ns = 1000000000ULL,
+        .watch_timeout = 86400.0,
+        .watch_timeout_ns = 86400000000000ULL,
 };
 
 uint64_t elffs_now_ns(void)

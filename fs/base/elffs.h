@@ -17,17 +17,21 @@
 #include <sys/stat.h>
 
 struct elffs_ctx {
-	int srcfd;            /* SOURCE (directory mode) or SOURCE's parent (file mode) */
-	char *single_name;    /* file mode: SOURCE's name inside srcfd; NULL otherwise */
-	char *source;         /* SOURCE, absolute */
-	char *mnt_rel;        /* the mount point relative to SOURCE when inside it, or NULL */
-	unsigned pfelf_flags; /* PFELF_OPEN_NOMMAP under -o nommap */
-	double timeout;       /* entry/attr cache timeout and re-check interval, seconds */
-	uint64_t timeout_ns;  /* the same in nanoseconds */
-	uint64_t memory;      /* memory budget in bytes (-o memory=MB; membudget.h) */
-	const char *buildid;  /* name of the build-id index directory; NULL: -o buildid=off */
-	bool others;          /* -o allow_other (not allow_root): other users reach the mount */
-	unsigned max_read;    /* -o max_read=BYTES, answered again at INIT; 0: not given */
+	int srcfd;              /* SOURCE (directory mode) or SOURCE's parent (file mode) */
+	char *single_name;      /* file mode: SOURCE's name inside srcfd; NULL otherwise */
+	char *source;           /* SOURCE, absolute */
+	const char *mountpoint; /* MOUNTPOINT, absolute */
+	char *mnt_rel;          /* the mount point relative to SOURCE when inside it, or NULL */
+	unsigned pfelf_flags;   /* PFELF_OPEN_NOMMAP under -o nommap */
+	double timeout;         /* entry/attr cache timeout and re-check interval, seconds */
+	uint64_t timeout_ns;    /* the same in nanoseconds */
+	bool watch;             /* -o watch=auto: SOURCE's file systems watched where they can be */
+	double watch_timeout;   /* the same timeout for nodes of watched file systems */
+	uint64_t watch_timeout_ns;
+	uint64_t memory;     /* memory budget in bytes (-o memory=MB; membudget.h) */
+	const char *buildid; /* name of the build-id index directory; NULL: -o buildid=off */
+	bool others;         /* -o allow_other (not allow_root): other users reach the mount */
+	unsigned max_read;   /* -o max_read=BYTES, answered again at INIT; 0: not given */
 	struct fuse_session *se;
 };
 

@@ -67,6 +67,7 @@ struct srcinfo {
 	struct srcstat st;   /* last lstat of the source (table lock) */
 	uint64_t checked_ns; /* when it was taken; 0 forces a re-check (table lock) */
 	uint64_t gen;        /* NK_BIN: current generation (table lock) */
+	void *watch;         /* its file handle in watch/wmap.c, or NULL (that map's lock) */
 	char name[];         /* name in parent; "" for the root */
 };
 

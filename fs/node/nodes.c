@@ -61,6 +61,7 @@ static size_t hashed_count;
 static uint64_t next_gen = 1;
 static struct node *root;
 static const struct node_binary_ops *binaries; /* per-binary state, given at init */
+static void (*free_hook)(struct node *n);      /* a source node with src->watch freed */
 
 void nodes_lock(void)
 {
@@ -270,12 +271,19 @@ void node_discard(struct node *n)
 	struct srcinfo *src = node_is_source(n) ? n->src : NULL;
 	struct binary *bin = src ? n->bin : NULL;
 	binaries->destroy(bin);
+	if (src && src->watch && free_hook)
+		free_hook(n);
 	nodes_lock();
 	if (n->attached) /* not a candidate a lookup did not need */
 		freed_since_trim += bin ? TRIM_BIN_FREE : 1;
 	slot_give(n);
 	nodes_unlock();
 	free(src);
+}
+
+void nodes_on_free(void (*hook)(struct node *n))
+{
+	free_hook = hook;
 }
 
 uint64_t node_next_gen_locked(void)

@@ -41,6 +41,10 @@ struct node_binary_ops {
  * of every NK_BIN node (kept: ops lives as long as the table); 0 or -ENOMEM. */
 int nodes_init(enum node_kind root_kind, const struct stat *st, const struct node_binary_ops *ops);
 
+/* Call hook with each source node whose src->watch is set before it is
+ * freed (not at exit): set once, before the session serves. */
+void nodes_on_free(void (*hook)(struct node *n));
+
 /* Free every node (at exit, after the session is gone). */
 void nodes_destroy(void);
 

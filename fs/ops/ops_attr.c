@@ -37,8 +37,9 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	check_node(n);
 	struct stat st;
 	attr_of(n, &st);
+	double timeout = check_timeout(n);
 	node_put(n);
-	fuse_reply_attr(req, &st, elffs.timeout);
+	fuse_reply_attr(req, &st, timeout);
 }
 
 /* The view a symlink n of a view is read from, pinned (*v): 0, or -errno

@@ -191,17 +191,17 @@ static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i,
  * as its lstat (the snapshot's, which can be nearly a timeout old), so
  * they expire when a lookup's taken at that time would (none for a node
  * whose check is forced, checked_ns 0); an inner node's, the timeout, as a
- * lookup gives them. */
+ * lookup gives them (check_timeout: long on a watched file system). */
 static double timeout_left(struct node *n)
 {
 	if (!node_is_source(n))
-		return elffs.timeout;
+		return check_timeout(n);
+	uint64_t timeout = check_timeout_ns(n);
 	nodes_lock();
 	uint64_t checked = n->src->checked_ns;
 	nodes_unlock();
 	uint64_t age = elffs_now_ns() - checked;
-	return checked == 0 || age >= elffs.timeout_ns ? 0.0
-	                                               : (double)(elffs.timeout_ns - age) / 1e9;
+	return checked == 0 || age >= timeout ? 0.0 : (double)(timeout - age) / 1e9;
 }
 
 /* Entry number i of d with its node, if it has one: 0, or the size
@@ -219,6 +219,8 @@ static size_t add_plus(fuse_req_t req, struct plus *p, const struct dirlist *d, 
 		e.ino = n->ino;
 		/* before the attributes: a check between the two errs short */
 		e.attr_timeout = e.entry_timeout = timeout_left(n);
+		if (e.entry_timeout > check_entry_timeout(n))
+			e.entry_timeout = check_entry_timeout(n);
 		attr_of(n, &e.attr);
 	}
 	size_t len = fuse_add_direntry_plus(req, buf, room, name, &e, (off_t)(i + 1));

@@ -14,6 +14,7 @@
 #include "content/entries.h"
 #include "source/probe.h"
 #include "source/source.h"
+#include "watch/watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,14 +23,16 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The kind and lstat of entry name of SOURCE directory dir. */
-static int classify(struct node *dir, const char *name, struct stat *st)
+/* The kind and lstat of entry name of SOURCE directory dir; *dirfd: the
+ * directory, open when the kind is (to be closed with close_dir). */
+static int classify(struct node *dir, const char *name, struct stat *st, int *dirfd)
 {
 	int fd = dir->parent ? src_open_dir(dir, O_PATH) : elffs.srcfd;
 	int ret = fd < 0 ? fd : src_statat(fd, name, st); /* -ELOOP: our own mount */
 	if (ret == 0)
 		ret = probe_classify(fd, name, st);
-	if (fd >= 0 && fd != elffs.srcfd)
+	*dirfd = ret >= 0 ? fd : -1;
+	if (fd >= 0 && fd != elffs.srcfd && ret < 0)
 		close(fd);
 	if (err_no_fds(ret)) /* even after giving back idle ones */
 		return err_for_reader(ret);
@@ -38,18 +41,30 @@ static int classify(struct node *dir, const char *name, struct stat *st)
 	return ret == -EACCES || ret == -ENOTDIR || ret == -ELOOP ? -ENOENT : ret;
 }
 
+static void close_dir(int fd)
+{
+	if (fd >= 0 && fd != elffs.srcfd)
+		close(fd);
+}
+
 static int lookup_source(struct node *dir, const char *name, struct node **out)
 {
 	struct stat st;
-	int kind = classify(dir, name, &st);
+	int fd;
+	uint64_t seq = watch_seq(); /* before SOURCE is looked at */
+	int kind = classify(dir, name, &st, &fd);
 	if (kind < 0)
 		return kind;
 	struct node *cand = node_new((enum node_kind)kind, name);
-	if (!cand)
+	if (!cand) {
+		close_dir(fd);
 		return -ENOMEM;
+	}
 	node_stat_set(cand, &st);
 	cand->src->checked_ns = elffs_now_ns();
 	*out = node_attach(dir, cand, check_reuse_source);
+	watch_hold(*out, fd, name, seq);
+	close_dir(fd);
 	return 0;
 }
 
@@ -179,8 +194,8 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	struct fuse_entry_param e = {.ino = n->ino};
 	attr_of(n, &e.attr);
-	e.attr_timeout = elffs.timeout;
-	e.entry_timeout = elffs.timeout;
+	e.attr_timeout = check_timeout(n);
+	e.entry_timeout = check_entry_timeout(n);
 	if (fuse_reply_entry(req, &e) != 0)
 		node_forget(n->ino, 1); /* the kernel did not get it */
 }

@@ -92,12 +92,41 @@ static void recheck(struct node *s)
 		bincache_invalidate(s->bin, gen);
 }
 
+/* The source node whose changes n follows: itself or its binary; NULL
+ * for the build-id index's. */
+static const struct node *source_of(const struct node *n)
+{
+	if (bidfs_kind(n->kind))
+		return NULL;
+	return node_is_source(n) ? n : node_broot((struct node *)n);
+}
+
+uint64_t check_timeout_ns(const struct node *n)
+{
+	const struct node *s = source_of(n);
+	return s && __atomic_load_n(&s->src->watch, __ATOMIC_ACQUIRE) ? elffs.watch_timeout_ns
+	                                                              : elffs.timeout_ns;
+}
+
+double check_timeout(const struct node *n)
+{
+	const struct node *s = source_of(n);
+	return s && __atomic_load_n(&s->src->watch, __ATOMIC_ACQUIRE) ? elffs.watch_timeout
+	                                                              : elffs.timeout;
+}
+
+double check_entry_timeout(const struct node *n)
+{
+	return elffs.others ? elffs.timeout : check_timeout(n);
+}
+
 static bool due(struct node *s)
 {
+	uint64_t timeout = check_timeout_ns(s);
 	nodes_lock();
 	/* checked_ns 0: forced (check_force), however soon after boot */
-	bool d = !s->stale && (s->src->checked_ns == 0 ||
-	                       elffs_now_ns() - s->src->checked_ns >= elffs.timeout_ns);
+	bool d = !s->stale &&
+	         (s->src->checked_ns == 0 || elffs_now_ns() - s->src->checked_ns >= timeout);
 	nodes_unlock();
 	return d;
 }
@@ -273,7 +302,9 @@ bool check_reuse_source(struct node *old, struct node *cand)
 
 bool check_reuse_listed(struct node *old, struct node *cand)
 {
-	if (!old->stale && old->src->checked_ns >= cand->src->checked_ns)
+	/* a watched node is kept current by the watch (an event forces its
+	 * check): a listing's older lstat must not undo a forced check */
+	if (!old->stale && (old->src->checked_ns >= cand->src->checked_ns || old->src->watch))
 		return true;
 	if (!check_reuse_source(old, cand))
 		return false;

@@ -25,6 +25,17 @@
  */
 int check_node(struct node *n);
 
+/* How long the kernel may keep n's entry and attributes, and the interval
+ * of its re-checks: -o watch_timeout for nodes of a source node whose
+ * file handle the watch thread follows (watch/watch.h), else -o timeout. */
+uint64_t check_timeout_ns(const struct node *n);
+double check_timeout(const struct node *n);
+
+/* How long the kernel may keep n's entry: check_timeout, but -o timeout
+ * under allow_other, where a cached entry spares another caller the
+ * daemon's per-caller check of the lookup (docs/security.md). */
+double check_entry_timeout(const struct node *n);
+
 /* Make the next check of source node n look at the source. */
 void check_force(struct node *n);
 

@@ -1,5 +1,6 @@
 /* Directory listings: streamed views, shared snapshots (dirlist.h). */
 #include "tree/dirlist.h"
+#include "base/inval.h"
 #include "cache/bincache.h"
 #include "tree/buildid_fs.h"
 #include "tree/check.h"
@@ -85,10 +86,11 @@ static int list_source(struct node *dir, struct dsnap *s)
  * new one (then offered to the next handles). */
 static int take_snapshot(struct node *dir, struct dirlist *d)
 {
-	if ((d->snap = dsnap_shared(d->self)))
+	if ((d->snap = dsnap_shared(d->self, check_timeout_ns(dir))))
 		return 0;
 	if (!(d->snap = dsnap_new(d->self)))
 		return -ENOMEM;
+	uint64_t seq = inval_seq(); /* a change heard of meanwhile: not shared */
 	int ret;
 	if (dir->kind == NK_DIR) {
 		ret = list_source(dir, d->snap);
@@ -100,7 +102,8 @@ static int take_snapshot(struct node *dir, struct dirlist *d)
 	if (ret < 0)
 		return ret;
 	dsnap_fit(d->snap);
-	dsnap_publish(d->snap);
+	if (inval_seq() == seq)
+		dsnap_publish(d->snap);
 	return 0;
 }
 

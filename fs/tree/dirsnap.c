@@ -129,13 +129,13 @@ void dsnap_fit(struct dsnap *s)
 }
 
 /* Older ones leave the registry (their handles keep them). */
-struct dsnap *dsnap_shared(uint64_t key)
+struct dsnap *dsnap_shared(uint64_t key, uint64_t window_ns)
 {
 	uint64_t now = elffs_now_ns();
 	pthread_mutex_lock(&share_lock);
 	struct dsnap **p = &shared[key % SHARE_BUCKETS], *s;
 	while ((s = *p)) {
-		if (s->key == key && now - s->taken_ns < elffs.timeout_ns) {
+		if (s->key == key && now - s->taken_ns < window_ns) {
 			s->refs++;
 			break;
 		}
@@ -148,6 +148,21 @@ struct dsnap *dsnap_shared(uint64_t key)
 	}
 	pthread_mutex_unlock(&share_lock);
 	return s;
+}
+
+void dsnap_forget(uint64_t key)
+{
+	pthread_mutex_lock(&share_lock);
+	struct dsnap **p = &shared[key % SHARE_BUCKETS], *s;
+	while ((s = *p)) {
+		if (s->key == key) {
+			*p = s->next;
+			s->shared = false;
+			continue;
+		}
+		p = &s->next;
+	}
+	pthread_mutex_unlock(&share_lock);
 }
 
 void dsnap_publish(struct dsnap *s)

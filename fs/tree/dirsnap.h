@@ -60,9 +60,12 @@ void dsnap_fit(struct dsnap *s);
 /* Offer s (complete) to the handles of its directory opened after it. */
 void dsnap_publish(struct dsnap *s);
 
-/* The snapshot of directory key still within the cache timeout, with a
- * reference, or NULL. */
-struct dsnap *dsnap_shared(uint64_t key);
+/* The snapshot of directory key younger than window_ns (its cache
+ * timeout), with a reference, or NULL. */
+struct dsnap *dsnap_shared(uint64_t key, uint64_t window_ns);
+
+/* Directory key changed: its snapshots are shared no more (watch/). */
+void dsnap_forget(uint64_t key);
 
 /* Drop a reference (NULL: none); the last frees s. */
 void dsnap_put(struct dsnap *s);

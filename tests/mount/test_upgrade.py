@@ -326,7 +326,8 @@ def run_cases(ck, src, inputs, args):
         ck.ok(m.alive(), f"{mode}: daemon died")
 
     # no re-check within the test: decompressed/ opens go by the old view
-    run_mounted(ck, src, ["-o", "timeout=600"] + args, body)
+    # (watch=off: a watched SOURCE shows each change at once)
+    run_mounted(ck, src, ["-o", "timeout=600,watch=off"] + args, body)
 
 
 # ----------------------------------------------------------- a real dpkg

@@ -1,0 +1,227 @@
+/*
+ * The file systems below SOURCE: read from /proc/self/mountinfo, each
+ * marked on the fanotify group as a whole (FAN_MARK_FILESYSTEM), and the
+ * table of devices whose nodes live with the long timeout. A file system
+ * is left on -o timeout when changes made elsewhere raise no event here
+ * (network and cluster file systems, FUSE, virtiofs: refused by type,
+ * before any call into them, which could hang) or when the mark is
+ * refused: no fsid or no file handles (proc, sysfs: EOPNOTSUPP or
+ * ENODEV), a btrfs subvolume other than its file system's root (EXDEV),
+ * no CAP_SYS_ADMIN (EPERM).
+ */
+#include "watch/watch_i.h"
+#include "base/log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+
+#define WATCH_MASK                                                                                 \
+	(FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ATTRIB | FAN_MODIFY |       \
+	 FAN_CLOSE_WRITE | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR)
+#define WFS_MAX  1024 /* file systems below SOURCE kept in the table */
+#define LOG_ROOM 2048
+
+struct wfs_ent {
+	uint64_t dev;
+	uint64_t fsid;
+	bool watched;
+};
+
+static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct wfs_ent *table;
+static size_t table_n;
+
+/* File system types whose changes made elsewhere raise no local event. */
+static const char *remote_type(const char *type)
+{
+	static const char *const remote[] = {"nfs",    "nfs4",      "cifs",   "smb3",    "smbfs",
+	                                     "9p",     "ceph",      "afs",    "gfs2",    "ocfs2",
+	                                     "lustre", "glusterfs", "vboxsf", "virtiofs"};
+	if (strncmp(type, "fuse", 4) == 0)
+		return "FUSE: changes its server makes raise no event";
+	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
+		if (strcmp(type, remote[i]) == 0)
+			return "shared file system: changes made elsewhere raise no event";
+	return NULL;
+}
+
+/* mountinfo's octal escapes (\040) undone in place. */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; w++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+/* Whether path is dir or below it. */
+static bool below(const char *path, const char *dir)
+{
+	size_t len = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
+	return strncmp(path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+struct mnt {
+	unsigned major, minor;
+	char *point, *type;
+};
+
+/* One mountinfo line into m (pointing into line); 0 or -EINVAL. */
+static int parse_line(char *line, struct mnt *m)
+{
+	char *save, *f[5];
+	for (int i = 0; i < 5; i++)
+		if (!(f[i] = strtok_r(i ? NULL : line, " \n", &save)))
+			return -EINVAL;
+	if (sscanf(f[2], "%u:%u", &m->major, &m->minor) != 2)
+		return -EINVAL;
+	char *t;
+	while ((t = strtok_r(NULL, " \n", &save)) && strcmp(t, "-") != 0)
+		;
+	if (!t || !(m->type = strtok_r(NULL, " \n", &save)))
+		return -EINVAL;
+	m->point = f[4];
+	unescape(m->point);
+	return 0;
+}
+
+/* Mark m's file system on group fd: NULL, or why it is not watched. */
+static const char *mark(int fd, const struct mnt *m, const char *mountpoint)
+{
+	if (strcmp(m->point, mountpoint) == 0 || below(m->point, mountpoint))
+		return "this mount";
+	const char *why = remote_type(m->type);
+	if (why)
+		return why;
+	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, WATCH_MASK, AT_FDCWD, m->point) <
+	    0)
+		return errno == EXDEV   ? "EXDEV: a btrfs subvolume, not its file system's root"
+		       : errno == EPERM ? "EPERM: no CAP_SYS_ADMIN"
+		                        : strerror(errno);
+	return NULL;
+}
+
+static void log_add(char *buf, size_t *used, const struct mnt *m, const char *why)
+{
+	if (*used >= LOG_ROOM - 1)
+		return;
+	int n = snprintf(buf + *used, LOG_ROOM - *used, "%s%s (%s)%s%s", *used ? "; " : "",
+	                 m->point, m->type, why ? " not watched: " : " watched", why ? why : "");
+	*used = n < 0 ? *used : *used + (size_t)n >= LOG_ROOM ? LOG_ROOM - 1 : *used + (size_t)n;
+}
+
+/* The mount points of the mounts below SOURCE, and of the one it is in. */
+static bool wanted(const struct mnt *m, const char *best)
+{
+	return below(m->point, elffs.source) || strcmp(m->point, best) == 0;
+}
+
+/* The mount point SOURCE lies in: the longest one it is below. */
+static void containing(FILE *f, char *best, size_t size)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	best[0] = '\0';
+	while (getline(&line, &cap, f) > 0) {
+		struct mnt m;
+		if (parse_line(line, &m) == 0 && below(elffs.source, m.point) &&
+		    strlen(m.point) >= strlen(best) && strlen(m.point) < size)
+			strcpy(best, m.point);
+	}
+	free(line);
+	rewind(f);
+}
+
+static void publish(struct wfs_ent *t, size_t n)
+{
+	pthread_rwlock_wrlock(&table_lock);
+	free(table);
+	table = t;
+	table_n = n;
+	pthread_rwlock_unlock(&table_lock);
+}
+
+int wfs_scan(int fd, bool log)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct wfs_ent *t = calloc(WFS_MAX, sizeof(*t));
+	char *buf = malloc(LOG_ROOM), best[4096], *line = NULL;
+	size_t cap = 0, n = 0, used = 0;
+	int watched = 0;
+	if (!f || !t || !buf) {
+		int ret = f ? -ENOMEM : -errno;
+		if (f)
+			fclose(f);
+		free(t);
+		free(buf);
+		return ret;
+	}
+	buf[0] = '\0';
+	containing(f, best, sizeof(best));
+	while (getline(&line, &cap, f) > 0) {
+		struct mnt m;
+		if (parse_line(line, &m) < 0 || !wanted(&m, best) || n == WFS_MAX)
+			continue;
+		const char *why = mark(fd, &m, elffs.mountpoint);
+		struct statfs sf;
+		if (!why && statfs(m.point, &sf) < 0)
+			why = strerror(errno);
+		t[n].fsid = why ? 0 : wfs_fsid_of(&sf.f_fsid);
+		t[n].dev = makedev(m.major, m.minor);
+		t[n++].watched = !why;
+		watched += !why;
+		if (strcmp(why ? why : "", "this mount") != 0)
+			log_add(buf, &used, &m, why);
+	}
+	free(line);
+	fclose(f);
+	publish(t, n);
+	if (log)
+		elog(LOG_NOTICE, "watch: %s", used ? buf : "no file system below SOURCE");
+	free(buf);
+	return watched;
+}
+
+void wfs_destroy(void)
+{
+	publish(NULL, 0);
+}
+
+uint64_t wfs_fsid_of(const void *kernel_fsid)
+{
+	uint32_t v[2];
+	memcpy(v, kernel_fsid, sizeof(v));
+	return (uint64_t)v[0] | (uint64_t)v[1] << 32;
+}
+
+bool wfs_watched(uint64_t dev, uint64_t *fsid)
+{
+	bool w = false;
+	pthread_rwlock_rdlock(&table_lock);
+	for (size_t i = 0; i < table_n && !w; i++)
+		if (table[i].dev == dev && table[i].watched) {
+			w = true;
+			*fsid = table[i].fsid;
+		}
+	pthread_rwlock_unlock(&table_lock);
+	return w;
+}
+
+bool watch_dev(uint64_t dev)
+{
+	uint64_t fsid;
+	return wfs_watched(dev, &fsid);
+}
