@@ -180,6 +180,11 @@ int watch_start(void)
 {
 	if (!elffs.watch)
 		return 0;
+	if (elffs.single_name) { /* its replacement names a directory no node shows */
+		elog(LOG_NOTICE, "watch: SOURCE is one file: not watched (-o timeout)");
+		elffs.watch = false;
+		return 0;
+	}
 	nodes_on_free(wmap_forget);
 	unsigned char *buf = malloc(EVENT_BUF);
 	int ret = buf ? open_all() : -ENOMEM;

@@ -86,6 +86,19 @@ static void unlink_one(struct wnode *w)
 	}
 }
 
+/* name_to_handle_at into fh (room for WATCH_HANDLE_MAX bytes); 0 or -errno. */
+static int handle_at(int dirfd, const char *name, struct file_handle *fh, int flags)
+{
+	int mnt;
+	fh->handle_bytes = WATCH_HANDLE_MAX;
+	if (name_to_handle_at(dirfd, name, fh, &mnt, flags) == 0)
+		return 0;
+	if (errno != EINVAL || !(flags & AT_HANDLE_FID))
+		return -errno;
+	/* before Linux 6.5: no AT_HANDLE_FID; the same encoding where there are handles */
+	return handle_at(dirfd, name, fh, flags & ~AT_HANDLE_FID);
+}
+
 int wmap_handle_of(struct node *n, int dirfd, const char *name, struct wfid *out)
 {
 	char path[4096];
@@ -106,10 +119,9 @@ int wmap_handle_of(struct node *n, int dirfd, const char *name, struct wfid *out
 		struct file_handle fh;
 		unsigned char room[WATCH_HANDLE_MAX];
 	} h;
-	h.fh.handle_bytes = WATCH_HANDLE_MAX;
-	int mnt;
-	if (name_to_handle_at(dirfd, name, &h.fh, &mnt, flags) < 0)
-		return -errno;
+	int ret = handle_at(dirfd, name, &h.fh, flags);
+	if (ret < 0)
+		return ret;
 	if (h.fh.handle_bytes > WATCH_HANDLE_MAX)
 		return -EOVERFLOW;
 	out->type = h.fh.handle_type;
