@@ -10,6 +10,7 @@
  */
 #include "watch/watch_i.h"
 #include "node/nodes.h"
+#include "base/inval.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,7 +176,7 @@ void watch_hold(struct node *n, int dirfd, const char *name, uint64_t seq)
 	struct wnode *old = n->src->watch, *w = NULL;
 	/* an event reached a node since the lookup began: perhaps this one,
 	 * and its invalidation may pass the reply: -o timeout this time */
-	ok = ok && watch_seq() == seq;
+	ok = ok && inval_seq() == seq;
 	if (ok && old && old->hash == h && same(old, &f)) {
 		pthread_mutex_unlock(&lock);
 		return;
