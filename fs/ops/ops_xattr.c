@@ -12,6 +12,7 @@
  * round trips an entry, most of a first `ls -l`, docs/benchmarks.md).
  */
 #include "ops/ops.h"
+#include "watch/watch.h"
 #include "source/access.h"
 #include "content/arview.h"
 #include "cache/bincache.h"
@@ -77,8 +78,10 @@ static int value_of(struct node *n, const char *name, char *buf)
 	if (n->kind == NK_BIN)
 		return strcmp(name, REFUSED_NAME) == 0 ? check_refused(n, buf, XATTR_VALUE_MAX)
 		                                       : -ENODATA;
-	if (bidfs_kind(n->kind))
-		return bidfs_getxattr(n, name, buf);
+	if (bidfs_kind(n->kind)) {
+		int ret = bidfs_getxattr(n, name, buf);
+		return ret == -ENODATA && n->kind == NK_BIDROOT ? watch_getxattr(name, buf) : ret;
+	}
 	if (is_member((enum node_kind)n->kind))
 		return member_value(n, name, buf);
 	if (!xattr_is_ours((enum node_kind)n->kind, name))
@@ -110,6 +113,13 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 		fuse_reply_buf(req, buf, (size_t)len);
 }
 
+/* The names of the index's nodes: the index's, the watch's (its directory). */
+static size_t bidx_names(enum node_kind kind, char *buf, size_t size)
+{
+	size_t len = bidfs_listxattr(kind, buf, size);
+	return kind == NK_BIDROOT ? watch_listxattr(buf, size, len) : len;
+}
+
 void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	struct node *n = node_get(ino);
@@ -136,7 +146,7 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	 * binary gone) leaves the list empty, as it always was: getfattr -d
 	 * and cp -a of the directory go on */
 	size_t len = kind == NK_BIN     ? (refused >= 0 ? sizeof(REFUSED_NAME) : 0)
-	             : bidfs_kind(kind) ? bidfs_listxattr(kind, NULL, 0)
+	             : bidfs_kind(kind) ? bidx_names(kind, NULL, 0)
 	             : is_member(kind)  ? arview_xattr_list(NULL, 0)
 	                                : xattr_list(kind, compressed, NULL, 0);
 	if (size == 0) {
@@ -155,7 +165,7 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	if (kind == NK_BIN)
 		memcpy(buf, REFUSED_NAME, len);
 	else if (bidfs_kind(kind))
-		bidfs_listxattr(kind, buf, len);
+		bidx_names(kind, buf, len);
 	else if (is_member(kind))
 		arview_xattr_list(buf, len);
 	else

@@ -1,6 +1,5 @@
 /* The .build-id directory of the mount (buildid_fs.h). */
 #include "tree/buildid_fs.h"
-#include "watch/watch.h"
 #include "tree/buildid_remote.h"
 #include "tree/buildid_debug.h"
 #include "buildid/buildid_index.h"
@@ -246,25 +245,6 @@ static const struct xattr_field index_fields[] = {
 
 static const struct xattr_table index_xattrs = XATTR_TABLE(index_fields);
 
-#define WATCH(member)                                                                              \
-	XATTR_NUMBER("user.elffs.watch_" #member, XATTR_DEC, struct watch_stats, member)
-
-/* The watch's counters (watch/watch.h), with -o watch=auto. */
-static const struct xattr_field watch_fields[] = {
-        WATCH(watched), WATCH(events), WATCH(overflows), WATCH(remounts), WATCH(held),
-};
-
-static const struct xattr_table watch_xattrs = XATTR_TABLE(watch_fields);
-
-static int watch_getxattr(const char *name, char *buf)
-{
-	if (!elffs.watch)
-		return -ENODATA;
-	struct watch_stats s;
-	watch_stats_get(&s);
-	return xattr_table_value(&watch_xattrs, &s, name, buf);
-}
-
 int bidfs_getxattr(const struct node *n, const char *name, char *buf)
 {
 	if (n->kind != NK_BIDROOT)
@@ -272,8 +252,6 @@ int bidfs_getxattr(const struct node *n, const char *name, char *buf)
 	struct bidx_stats s;
 	bidx_stats_get(&s);
 	int ret = xattr_table_value(&index_xattrs, &s, name, buf);
-	if (ret == -ENODATA)
-		ret = watch_getxattr(name, buf);
 	return ret == -ENODATA ? bidrem_getxattr(name, buf) : ret;
 }
 
@@ -281,8 +259,5 @@ size_t bidfs_listxattr(int kind, char *buf, size_t size)
 {
 	if (kind != NK_BIDROOT)
 		return 0;
-	size_t len = xattr_table_list(&index_xattrs, buf, size, 0);
-	if (elffs.watch)
-		len = xattr_table_list(&watch_xattrs, buf, size, len);
-	return bidrem_listxattr(buf, size, len);
+	return bidrem_listxattr(buf, size, xattr_table_list(&index_xattrs, buf, size, 0));
 }

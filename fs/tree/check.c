@@ -93,10 +93,13 @@ static void recheck(struct node *s)
 }
 
 /* The source node whose changes n follows: itself or its binary; NULL
- * for the build-id index's. */
+ * when n shows more than that node's file. */
 static const struct node *source_of(const struct node *n)
 {
-	if (bidfs_kind(n->kind))
+	/* the index's nodes, and what reads other files than its binary: the
+	 * debug link's target (debug), info's lines from the index and the
+	 * debug link (a change of those files names no node of this one) */
+	if (bidfs_kind(n->kind) || n->kind == NK_DEBUG || n->kind == NK_INFO)
 		return NULL;
 	return node_is_source(n) ? n : node_broot((struct node *)n);
 }

@@ -19,6 +19,8 @@
 #define SAME_MAX   16 /* nodes of one handle acted on per event */
 #define DIR_CHANGE (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
 
+_Atomic uint64_t watch_n_events, watch_n_overflows, watch_n_remounts, watch_n_watched;
+
 /* Forget what the kernel and the daemon hold of node ino. */
 static void touch(uint64_t ino)
 {

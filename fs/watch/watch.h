@@ -17,6 +17,7 @@
 #include "node/nodes.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Start watching (elffs.watch): mark SOURCE's file systems, log which are
@@ -54,5 +55,11 @@ struct watch_stats {
 	uint64_t watched;   /* file systems watched */
 };
 void watch_stats_get(struct watch_stats *s);
+
+/* user.elffs.watch_* of the build-id index directory: the value of name
+ * into buf (XATTR_VALUE_MAX), its length or -ENODATA; the names appended
+ * to buf (size bytes, len used) as xattr_table_list. */
+int watch_getxattr(const char *name, char *buf);
+size_t watch_listxattr(char *buf, size_t size, size_t len);
 
 #endif /* ELFFS_WATCH_H */

@@ -9,6 +9,7 @@
 #include "watch/watch_i.h"
 #include "base/inval.h"
 #include "base/log.h"
+#include "text/xattrtab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,31 +22,31 @@
 
 #define EVENT_BUF (64 * 1024)
 
-_Atomic uint64_t watch_n_events, watch_n_overflows, watch_n_remounts, watch_n_watched;
-
 static int fan = -1, mountinfo = -1, stop_pipe[2] = {-1, -1};
 static pthread_t thread;
 static bool running;
 static bool pending_all; /* a full invalidation to be made (it failed for memory) */
 static struct elog_limit overflow_log;
 
-/* A fid record (hdr at p, len bytes) into f and its name; 0 or -EINVAL. */
+/* A fid record (hdr at p, len bytes) into f and its name; 0 or -EINVAL.
+ * Records are not aligned: every field is copied out. */
 static int fid_record(const unsigned char *p, size_t len, struct wfid *f, const char **name)
 {
 	const size_t head = sizeof(struct fanotify_event_info_fid) + sizeof(struct file_handle);
 	if (len < head)
 		return -EINVAL;
-	const struct fanotify_event_info_fid *r = (const void *)p;
+	struct fanotify_event_info_fid r;
 	struct file_handle fh;
-	memcpy(&fh, p + sizeof(*r), sizeof(fh));
+	memcpy(&r, p, sizeof(r));
+	memcpy(&fh, p + sizeof(r), sizeof(fh));
 	if (fh.handle_bytes > WATCH_HANDLE_MAX || fh.handle_bytes > len - head)
 		return -EINVAL;
-	f->fsid = wfs_fsid_of(&r->fsid);
+	f->fsid = wfs_fsid_of(&r.fsid);
 	f->type = fh.handle_type;
 	f->len = fh.handle_bytes;
 	memcpy(f->bytes, p + head, f->len);
 	*name = NULL;
-	if (r->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
+	if (r.hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
 		const char *s = (const char *)p + head + f->len;
 		size_t room = len - head - f->len;
 		if (!memchr(s, '\0', room))
@@ -55,14 +56,13 @@ static int fid_record(const unsigned char *p, size_t len, struct wfid *f, const 
 	return 0;
 }
 
-/* One event: metadata md, its info records up to end. */
-static void one_event(const struct fanotify_event_metadata *md, const unsigned char *end)
+/* One event of mask mask: its info records from p to end. */
+static void one_event(uint64_t mask, const unsigned char *p, const unsigned char *end)
 {
 	struct wfid dir, obj;
 	const char *name = NULL, *unused;
 	bool has_dir = false, has_obj = false;
-	const unsigned char *p = (const unsigned char *)md + md->metadata_len;
-	while (p + sizeof(struct fanotify_event_info_header) <= end) {
+	while ((size_t)(end - p) >= sizeof(struct fanotify_event_info_header)) {
 		struct fanotify_event_info_header h;
 		memcpy(&h, p, sizeof(h));
 		if (h.len < sizeof(h) || h.len > (size_t)(end - p))
@@ -75,7 +75,7 @@ static void one_event(const struct fanotify_event_metadata *md, const unsigned c
 			has_obj = fid_record(p, h.len, &obj, &unused) == 0;
 		p += h.len;
 	}
-	wapply_event(md->mask, has_dir ? &dir : NULL, name, has_obj ? &obj : NULL);
+	wapply_event(mask, has_dir ? &dir : NULL, name, has_obj ? &obj : NULL);
 }
 
 static void everything(void)
@@ -102,16 +102,18 @@ static bool read_events(unsigned char *buf)
 	if (got < 0)
 		return errno == EAGAIN || errno == EINTR;
 	bool overflowed = false;
-	const struct fanotify_event_metadata *md = (const void *)buf;
-	size_t left = (size_t)got;
-	while (FAN_EVENT_OK(md, left)) {
-		if (md->vers != FANOTIFY_METADATA_VERSION || md->metadata_len < sizeof(*md))
+	size_t off = 0, end = (size_t)got;
+	while (end - off >= sizeof(struct fanotify_event_metadata)) {
+		struct fanotify_event_metadata md; /* events are not aligned: copied out */
+		memcpy(&md, buf + off, sizeof(md));
+		if (md.vers != FANOTIFY_METADATA_VERSION || md.metadata_len < sizeof(md) ||
+		    md.event_len < md.metadata_len || md.event_len > end - off)
 			break;
-		if (md->mask & FAN_Q_OVERFLOW)
+		if (md.mask & FAN_Q_OVERFLOW)
 			overflowed = true;
 		else
-			one_event(md, (const unsigned char *)md + md->event_len);
-		md = FAN_EVENT_NEXT(md, left);
+			one_event(md.mask, buf + off + md.metadata_len, buf + off + md.event_len);
+		off += md.event_len;
 	}
 	if (overflowed) /* after the events read with it: once */
 		overflow();
@@ -180,6 +182,11 @@ int watch_start(void)
 {
 	if (!elffs.watch)
 		return 0;
+	if (elffs.single_name) { /* its replacement names a directory no node shows */
+		elog(LOG_NOTICE, "watch: SOURCE is one file: not watched (-o timeout)");
+		elffs.watch = false;
+		return 0;
+	}
 	nodes_on_free(wmap_forget);
 	unsigned char *buf = malloc(EVENT_BUF);
 	int ret = buf ? open_all() : -ENOMEM;
@@ -225,4 +232,27 @@ void watch_stats_get(struct watch_stats *s)
 	        .held = wmap_count(),
 	        .watched = atomic_load(&watch_n_watched),
 	};
+}
+
+#define WATCH(member)                                                                              \
+	XATTR_NUMBER("user.elffs.watch_" #member, XATTR_DEC, struct watch_stats, member)
+
+static const struct xattr_field watch_fields[] = {
+        WATCH(watched), WATCH(events), WATCH(overflows), WATCH(remounts), WATCH(held),
+};
+
+static const struct xattr_table watch_xattrs = XATTR_TABLE(watch_fields);
+
+int watch_getxattr(const char *name, char *buf)
+{
+	if (!elffs.watch)
+		return -ENODATA;
+	struct watch_stats s;
+	watch_stats_get(&s);
+	return xattr_table_value(&watch_xattrs, &s, name, buf);
+}
+
+size_t watch_listxattr(char *buf, size_t size, size_t len)
+{
+	return elffs.watch ? xattr_table_list(&watch_xattrs, buf, size, len) : len;
 }

@@ -10,6 +10,7 @@
  */
 #include "watch/watch_i.h"
 #include "node/nodes.h"
+#include "base/inval.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -86,6 +87,19 @@ static void unlink_one(struct wnode *w)
 	}
 }
 
+/* name_to_handle_at into fh (room for WATCH_HANDLE_MAX bytes); 0 or -errno. */
+static int handle_at(int dirfd, const char *name, struct file_handle *fh, int flags)
+{
+	int mnt;
+	fh->handle_bytes = WATCH_HANDLE_MAX;
+	if (name_to_handle_at(dirfd, name, fh, &mnt, flags) == 0)
+		return 0;
+	if (errno != EINVAL || !(flags & AT_HANDLE_FID))
+		return -errno;
+	/* before Linux 6.5: no AT_HANDLE_FID; the same encoding where there are handles */
+	return handle_at(dirfd, name, fh, flags & ~AT_HANDLE_FID);
+}
+
 int wmap_handle_of(struct node *n, int dirfd, const char *name, struct wfid *out)
 {
 	char path[4096];
@@ -106,10 +120,9 @@ int wmap_handle_of(struct node *n, int dirfd, const char *name, struct wfid *out
 		struct file_handle fh;
 		unsigned char room[WATCH_HANDLE_MAX];
 	} h;
-	h.fh.handle_bytes = WATCH_HANDLE_MAX;
-	int mnt;
-	if (name_to_handle_at(dirfd, name, &h.fh, &mnt, flags) < 0)
-		return -errno;
+	int ret = handle_at(dirfd, name, &h.fh, flags);
+	if (ret < 0)
+		return ret;
 	if (h.fh.handle_bytes > WATCH_HANDLE_MAX)
 		return -EOVERFLOW;
 	out->type = h.fh.handle_type;
@@ -163,7 +176,7 @@ void watch_hold(struct node *n, int dirfd, const char *name, uint64_t seq)
 	struct wnode *old = n->src->watch, *w = NULL;
 	/* an event reached a node since the lookup began: perhaps this one,
 	 * and its invalidation may pass the reply: -o timeout this time */
-	ok = ok && watch_seq() == seq;
+	ok = ok && inval_seq() == seq;
 	if (ok && old && old->hash == h && same(old, &f)) {
 		pthread_mutex_unlock(&lock);
 		return;

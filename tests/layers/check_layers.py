@@ -27,7 +27,7 @@ import sys
 LAYERS = {
     'pfelf': ['include', 'core', 'backend', 'elf', 'tables', 'archive', 'write', '.'],
     'fs': ['base', 'text', 'node', 'source', 'buildid', 'view', 'content',
-           'cache', 'tree', 'ops', '.'],
+           'cache', 'tree', 'watch', 'ops', '.'],
 }
 # The files of a root's top ("."): the handle, the daemon's start and stop.
 TOP = {'pfelf': {'open.c'}, 'fs': {'main.c', 'options.c', 'options.h', 'stop.c', 'stop.h'}}

@@ -647,7 +647,7 @@ def check_stopped_cache(ck, work, srcdir, fs):
     the workers of that device's share only, and the mount answers
     meanwhile. The cache holds 12 executables as links <id> ->
     NESTED/z<i>/sections, where NESTED is a second elffs mount (-o
-    timeout=0: every lookup reaches its daemon) and z<i> an ELF file whose
+    timeout=0,watch=off: every lookup reaches its daemon) and z<i> an ELF file whose
     section `executable` is the executable of id <i>: libdebuginfod finds
     each in its cache (no request), the daemon verifies it there. Then the
     nested daemon is stopped (SIGSTOP), 12 lookups of the ids start, and
@@ -666,7 +666,9 @@ def check_stopped_cache(ck, work, srcdir, fs):
                         os.path.join(nested_src, f"z{i}")], check=True)
     cache = fresh_cache(work, "stopped")
     os.mkdir(cache)
-    with Mount(ck, nested_src, ["-o", "timeout=0"]) as nested:
+    # watch=off: every lookup reaches the nested daemon (watched, its
+    # kernel would keep the entries)
+    with Mount(ck, nested_src, ["-o", "timeout=0,watch=off"]) as nested:
         for i, bid in enumerate(ids):
             os.symlink(os.path.join(nested.path, f"z{i}", "sections"), os.path.join(cache, bid))
         stopped = False

@@ -163,8 +163,13 @@ def check_walks(ck, m, req, src):
     dirs = sum(1 for v in second.values() if stat.S_ISDIR(v[2]))
     renumbered = {p for p, v in second.items() if p in first and first[p][0] != v[0]}
     forgot = len(renumbered)
+    try:  # an overflow of the watch's queue invalidates every entry (elffs(1), Watching)
+        overflows = os.getxattr(os.path.join(m.path, ".build-id"),
+                                "user.elffs.watch_overflows").decode()
+    except OSError:
+        overflows = "-"
     print(f"second walk: {len(second)} entries in {dirs} directories, {lookups} LOOKUPs, "
-          f"{forgot} entries the kernel forgot", flush=True)
+          f"{forgot} entries the kernel forgot, watch overflows {overflows}", flush=True)
     ck.ok(len(second) > LINKS + 3000, f"the walk saw {len(second)} entries")
     ck.ok(forgot < len(second) // 10, f"the kernel forgot {forgot} entries between the walks")
     differ = differing(shapes(first), shapes(second))
