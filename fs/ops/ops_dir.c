@@ -18,6 +18,8 @@
 #include "tree/bidfs_kind.h"
 #include "tree/check.h"
 #include "tree/dirlist.h"
+#include "tree/dirsnap.h"
+#include "watch/watch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +41,10 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int ret = n ? access_check(req, n, ACCESS_LIST) : -ESTALE;
 	if (ret == 0)
 		ret = dirlist_open(n, &d);
+	if (ret == 0 && check_cache_listing(n)) {
+		fi->cache_readdir = 0; /* dropped by the watch's events (wapply.c) */
+		fi->keep_cache = 1;
+	}
 	node_put(n);
 	if (ret < 0) {
 		fuse_reply_err(req, -ret);
@@ -91,9 +97,11 @@ static bool hidden(const struct dirlist *d, size_t i, struct access_filter *f)
 
 void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
-	const struct dirlist *d = (const struct dirlist *)(uintptr_t)fi->fh;
-	struct access_filter f;
-	int ret = filter_begin(req, ino, &f);
+	struct dirlist *d = (struct dirlist *)(uintptr_t)fi->fh;
+	struct access_filter f = {.on = false, .dirfd = -1, .caller = NULL};
+	int ret = dirlist_ready(d);
+	if (ret == 0)
+		ret = filter_begin(req, ino, &f);
 	char *buf = ret < 0 ? NULL : malloc(size ? size : 1);
 	if (!buf) {
 		access_filter_end(&f);
@@ -184,7 +192,10 @@ static struct node *plus_node(struct plus *p, const struct dirlist *d, size_t i,
 		return NULL;
 	cand->src->st = *st;
 	cand->src->checked_ns = taken;
-	return node_attach(dir, cand, check_reuse_listed);
+	n = node_attach(dir, cand, check_reuse_listed);
+	if (n) /* as a lookup would: its handle, unless a change was heard of since the snapshot */
+		watch_hold(n, -1, NULL, d->snap->seq);
+	return n;
 }
 
 /* How long the kernel may keep n's attributes: a SOURCE node's are as old
@@ -233,7 +244,12 @@ static size_t add_plus(fuse_req_t req, struct plus *p, const struct dirlist *d, 
 void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
-	const struct dirlist *d = (const struct dirlist *)(uintptr_t)fi->fh;
+	struct dirlist *d = (struct dirlist *)(uintptr_t)fi->fh;
+	int ready = dirlist_ready(d);
+	if (ready < 0) {
+		fuse_reply_err(req, -ready);
+		return;
+	}
 	/* an entry takes at least 24 + 128 bytes (struct fuse_direntplus) */
 	size_t most = size / 152 + 1;
 	char *buf = malloc(size ? size : 1);

@@ -118,6 +118,12 @@ double check_timeout(const struct node *n)
 	                                                              : elffs.timeout;
 }
 
+bool check_cache_listing(const struct node *n)
+{
+	return !elffs.others && n->kind == NK_DIR &&
+	       __atomic_load_n(&n->src->watch, __ATOMIC_ACQUIRE) != NULL;
+}
+
 double check_entry_timeout(const struct node *n)
 {
 	return elffs.others ? elffs.timeout : check_timeout(n);

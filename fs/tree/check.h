@@ -36,6 +36,11 @@ double check_timeout(const struct node *n);
  * daemon's per-caller check of the lookup (docs/security.md). */
 double check_entry_timeout(const struct node *n);
 
+/* Whether the kernel may keep n's listing (FOPEN_CACHE_DIR) until an event
+ * drops it: a watched SOURCE directory of a private mount (under
+ * allow_other every caller's listing is filtered for it). */
+bool check_cache_listing(const struct node *n);
+
 /* Make the next check of source node n look at the source. */
 void check_force(struct node *n);
 

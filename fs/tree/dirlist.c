@@ -91,6 +91,7 @@ static int take_snapshot(struct node *dir, struct dirlist *d)
 	if (!(d->snap = dsnap_new(d->self)))
 		return -ENOMEM;
 	uint64_t seq = inval_seq(); /* a change heard of meanwhile: not shared */
+	d->snap->seq = seq;
 	int ret;
 	if (dir->kind == NK_DIR) {
 		ret = list_source(dir, d->snap);
@@ -104,6 +105,20 @@ static int take_snapshot(struct node *dir, struct dirlist *d)
 	dsnap_fit(d->snap);
 	if (inval_seq() == seq)
 		dsnap_publish(d->snap);
+	return 0;
+}
+
+int dirlist_ready(struct dirlist *d)
+{
+	if (!d->later)
+		return 0;
+	struct node *dir = node_get(d->self);
+	int ret = dir ? take_snapshot(dir, d) : -ESTALE;
+	node_put(dir);
+	if (ret < 0)
+		return ret;
+	d->n = d->snap->n;
+	d->later = false;
 	return 0;
 }
 
@@ -164,7 +179,9 @@ int dirlist_open(struct node *dir, struct dirlist **out)
 	ret = check_node(dir);
 	if (ret == -ESTALE || (ret == -ENOENT && dir->kind == NK_DIR))
 		ret = 0;
-	if (ret == 0 && (dir->kind == NK_DIR || bidfs_kind(dir->kind)))
+	if (ret == 0 && check_cache_listing(dir))
+		d->later = true;
+	else if (ret == 0 && (dir->kind == NK_DIR || bidfs_kind(dir->kind)))
 		ret = take_snapshot(dir, d);
 	else if (ret == 0 && node_is_vroot(dir))
 		ret = list_binary(dir, d);

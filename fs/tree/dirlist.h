@@ -53,11 +53,18 @@ struct dirlist {
 	uint8_t pick[DIRLIST_ROWS_MAX]; /* ... and the rows of it that are listed */
 	bool pinned;                    /* view is a pinned reference (while opening) */
 	struct dsnap *snap;             /* a SOURCE or index directory: its snapshot */
+	bool later;                     /* ... taken at the first read (dirlist_ready) */
 	struct hlink link;              /* in the registry of handles once given to the kernel */
 };
 
 /* A listing of directory node dir (any directory kind); 0 or -errno. */
 int dirlist_open(struct node *dir, struct dirlist **out);
+
+/* d ready to be read: the snapshot of a directory whose listing the
+ * kernel may cache (check_cache_listing) is taken at its first read, so an
+ * open the kernel's cache then serves costs no listing of SOURCE. 0 or
+ * -errno (-ESTALE: the directory's node is gone). */
+int dirlist_ready(struct dirlist *d);
 
 /* Release a listing (the snapshot goes with its last handle). */
 void dirlist_free(struct dirlist *d);

@@ -30,6 +30,7 @@ struct dsnap {
 	struct dsnap *next; /* in its bucket of the sharing registry (share_lock) */
 	uint64_t key;       /* inode of the directory */
 	uint64_t taken_ns;  /* when it was taken (elffs_now_ns, before the first lstat) */
+	uint64_t seq;       /* inval_seq() before it was taken (watch_hold of its nodes) */
 	unsigned refs;      /* handles (share_lock) */
 	bool shared;        /* in the registry (share_lock) */
 	size_t n, cap;      /* entries, records allocated */

@@ -18,6 +18,8 @@
 
 #define SAME_MAX   16 /* nodes of one handle acted on per event */
 #define DIR_CHANGE (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
+/* a write can make a file an ELF file or not: its entry in the listing changes type */
+#define ENTRY_TYPE (FAN_MODIFY | FAN_CLOSE_WRITE)
 
 _Atomic uint64_t watch_n_events, watch_n_overflows, watch_n_remounts, watch_n_watched;
 
@@ -46,6 +48,13 @@ static void touch(uint64_t ino)
 	node_put(n);
 }
 
+/* Forget the listing the daemon and the kernel hold of directory ino. */
+static void relist(uint64_t ino)
+{
+	dsnap_forget(ino);
+	inval_inode(ino); /* the kernel's listing cache is the directory's pages */
+}
+
 static void touch_each(uint64_t ino, void *arg)
 {
 	(void)arg;
@@ -62,6 +71,8 @@ static void in_dir(uint64_t mask, const struct wfid *dir, const char *name)
 	for (size_t i = 0; i < n; i++) {
 		if (mask & DIR_CHANGE || strcmp(name, ".") == 0 || !name[0])
 			touch(dirs[i]); /* its times, link count, listing */
+		else if (mask & ENTRY_TYPE)
+			relist(dirs[i]);
 		uint64_t child =
 		        name[0] && strcmp(name, ".") != 0 ? node_child_ino(dirs[i], name) : 0;
 		if (child)
