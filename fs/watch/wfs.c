@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
@@ -145,6 +146,46 @@ static void containing(FILE *f, char *best, size_t size)
 	rewind(f);
 }
 
+/* Why a file system of statfs type magic is not watched (remote_type's
+ * reasons), or NULL. */
+static const char *remote_magic(long magic)
+{
+	static const long remote[] = {0x6969 /* nfs */,       0x517b /* smb */,
+	                              0xff534d42 /* cifs */,  0xfe534d42 /* smb2 */,
+	                              0x01021997 /* 9p */,    0x00c36400 /* ceph */,
+	                              0x5346414f /* afs */,   0x01161970 /* gfs2 */,
+	                              0x7461636f /* ocfs2 */, 0x0bd00bd0 /* lustre */};
+	if (magic == 0x65735546) /* FUSE, virtiofs */
+		return remote_type("fuse");
+	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
+		if (magic == remote[i])
+			return remote_type("nfs");
+	return NULL;
+}
+
+/* SOURCE's own file system when mountinfo does not show it (a chroot:
+ * mounts outside the process's root are left out): classified by its
+ * statfs type and marked through SOURCE's path. 1 when t gets an entry. */
+static int source_fs(int fd, struct wfs_ent *t, size_t n, char *buf, size_t *used)
+{
+	struct stat st;
+	struct statfs sf;
+	if (stat(elffs.source, &st) < 0 || !S_ISDIR(st.st_mode) || statfs(elffs.source, &sf) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].dev == st.st_dev)
+			return 0;
+	const char *why = remote_magic((long)sf.f_type);
+	if (!why && fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, WATCH_MASK, AT_FDCWD,
+	                          elffs.source) < 0)
+		why = errno == EPERM ? "EPERM: no CAP_SYS_ADMIN" : strerror(errno);
+	struct mnt m = {.point = (char *)elffs.source, .type = "not in mountinfo"};
+	*t = (struct wfs_ent){
+	        .dev = st.st_dev, .fsid = why ? 0 : wfs_fsid_of(&sf.f_fsid), .watched = !why};
+	log_add(buf, used, &m, why);
+	return 1;
+}
+
 static void publish(struct wfs_ent *t, size_t n)
 {
 	pthread_rwlock_wrlock(&table_lock);
@@ -188,6 +229,8 @@ int wfs_scan(int fd, bool log)
 	}
 	free(line);
 	fclose(f);
+	if (n < WFS_MAX && source_fs(fd, &t[n], n, buf, &used))
+		watched += t[n++].watched;
 	publish(t, n);
 	if (log)
 		elog(LOG_NOTICE, "watch: %s", used ? buf : "no file system below SOURCE");
