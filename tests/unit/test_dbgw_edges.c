@@ -35,6 +35,13 @@ static uint64_t take(struct cur *c, size_t n)
 	return v;
 }
 
+/* n bytes passed over (more than take's 8). */
+static void pass_over(struct cur *c, size_t n)
+{
+	assert_true(n <= c->len && c->at <= c->len - n);
+	c->at += n;
+}
+
 static uint64_t uleb(struct cur *c)
 {
 	uint64_t v = 0;
@@ -67,8 +74,8 @@ static void unit_files(struct cur *c, char *names, size_t cap)
 	size_t header_len = take(c, 4), program = c->at + header_len;
 	take(c, 5); /* minimum_instruction_length ... line_range */
 	size_t opcode_base = take(c, 1);
-	take(c, opcode_base - 1);
-	while (*string(c)) /* include_directories */
+	pass_over(c, opcode_base - 1); /* standard_opcode_lengths */
+	while (*string(c))             /* include_directories */
 		;
 	names[0] = 0;
 	for (const char *name; *(name = string(c));) {
