@@ -18,9 +18,10 @@ struct wfid {
 };
 
 /* wfs.c: mark the file systems below SOURCE on fanotify group fd and
- * publish the table of devices; log what is watched when log. The count
- * watched, or -errno. */
-int wfs_scan(int fd, bool log);
+ * publish the table of devices; log what is watched when log; *changed
+ * whether the table differs from the one before (a mount elsewhere in the
+ * mount table leaves it the same). The count watched, or -errno. */
+int wfs_scan(int fd, bool log, bool *changed);
 void wfs_destroy(void);
 /* Whether device dev is watched, and its fsid. */
 bool wfs_watched(uint64_t dev, uint64_t *fsid);

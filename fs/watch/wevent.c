@@ -122,9 +122,15 @@ static bool read_events(unsigned char *buf)
 
 static void remount(void)
 {
+	bool changed;
+	int n = wfs_scan(fan, false, &changed);
+	if (n < 0)
+		changed = true; /* unknown: as a change */
+	else
+		atomic_store(&watch_n_watched, (uint64_t)n);
+	if (!changed)
+		return; /* a mount elsewhere: nothing below SOURCE moved */
 	atomic_fetch_add(&watch_n_remounts, 1);
-	int n = wfs_scan(fan, false);
-	atomic_store(&watch_n_watched, n > 0 ? (uint64_t)n : 0);
 	everything();
 }
 
@@ -190,7 +196,8 @@ int watch_start(void)
 	nodes_on_free(wmap_forget);
 	unsigned char *buf = malloc(EVENT_BUF);
 	int ret = buf ? open_all() : -ENOMEM;
-	if (ret == 0 && (ret = wfs_scan(fan, true)) > 0)
+	bool changed;
+	if (ret == 0 && (ret = wfs_scan(fan, true, &changed)) > 0)
 		atomic_store(&watch_n_watched, (uint64_t)ret);
 	if (ret == 0)
 		ret = -ENODEV; /* nothing to watch */

@@ -31,6 +31,7 @@
 struct wfs_ent {
 	uint64_t dev;
 	uint64_t fsid;
+	uint64_t point; /* a hash of its mount point */
 	bool watched;
 };
 
@@ -146,6 +147,15 @@ static void containing(FILE *f, char *best, size_t size)
 	rewind(f);
 }
 
+/* FNV-1a of s. */
+static uint64_t point_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 /* Why a file system of statfs type magic is not watched (remote_type's
  * reasons), or NULL. */
 static const char *remote_magic(long magic)
@@ -180,22 +190,31 @@ static int source_fs(int fd, struct wfs_ent *t, size_t n, char *buf, size_t *use
 	                          elffs.source) < 0)
 		why = errno == EPERM ? "EPERM: no CAP_SYS_ADMIN" : strerror(errno);
 	struct mnt m = {.point = (char *)elffs.source, .type = "not in mountinfo"};
-	*t = (struct wfs_ent){
-	        .dev = st.st_dev, .fsid = why ? 0 : wfs_fsid_of(&sf.f_fsid), .watched = !why};
+	*t = (struct wfs_ent){.dev = st.st_dev,
+	                      .fsid = why ? 0 : wfs_fsid_of(&sf.f_fsid),
+	                      .point = point_hash(elffs.source),
+	                      .watched = !why};
 	log_add(buf, used, &m, why);
 	return 1;
 }
 
-static void publish(struct wfs_ent *t, size_t n)
+/* Publish table t of n entries: whether it differs from the one before
+ * (a mount table change elsewhere leaves it the same). */
+static bool publish(struct wfs_ent *t, size_t n)
 {
 	pthread_rwlock_wrlock(&table_lock);
+	bool changed = n != table_n;
+	for (size_t i = 0; i < n && !changed; i++)
+		changed = t[i].dev != table[i].dev || t[i].fsid != table[i].fsid ||
+		          t[i].point != table[i].point || t[i].watched != table[i].watched;
 	free(table);
 	table = t;
 	table_n = n;
 	pthread_rwlock_unlock(&table_lock);
+	return changed;
 }
 
-int wfs_scan(int fd, bool log)
+int wfs_scan(int fd, bool log, bool *changed)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	struct wfs_ent *t = calloc(WFS_MAX, sizeof(*t));
@@ -222,6 +241,7 @@ int wfs_scan(int fd, bool log)
 			why = strerror(errno);
 		t[n].fsid = why ? 0 : wfs_fsid_of(&sf.f_fsid);
 		t[n].dev = makedev(m.major, m.minor);
+		t[n].point = point_hash(m.point);
 		t[n++].watched = !why;
 		watched += !why;
 		if (strcmp(why ? why : "", "this mount") != 0)
@@ -231,7 +251,7 @@ int wfs_scan(int fd, bool log)
 	fclose(f);
 	if (n < WFS_MAX && source_fs(fd, &t[n], n, buf, &used))
 		watched += t[n++].watched;
-	publish(t, n);
+	*changed = publish(t, n);
 	if (log)
 		elog(LOG_NOTICE, "watch: %s", used ? buf : "no file system below SOURCE");
 	free(buf);
@@ -240,7 +260,7 @@ int wfs_scan(int fd, bool log)
 
 void wfs_destroy(void)
 {
-	publish(NULL, 0);
+	(void)publish(NULL, 0);
 }
 
 uint64_t wfs_fsid_of(const void *kernel_fsid)
