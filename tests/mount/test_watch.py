@@ -138,8 +138,11 @@ def overflow(ck):
             f.write("8\n")
         try:
             m = Mount(ck, src, LONG).start()
+            # the group is made after the mount shows, and logs its line once made
+            ck.ok(wait_for(lambda: "elffs: watch:" in m.output(), 10),
+                  f"the watch's log line: {m.output()[:300]}")
         finally:
-            with open(QUEUE, "w") as f:  # the group took its size at start
+            with open(QUEUE, "w") as f:  # the group took its size when made
                 f.write(saved + "\n")
         try:
             mnt = m.path
