@@ -91,6 +91,7 @@ struct node {
 	bool absent : 1;     /* file-mode root: SOURCE gone or not ELF (table lock) */
 	bool attached : 1;   /* its number was given out */
 	bool compressed : 1; /* NK_SECTION: SHF_COMPRESSED with a compression header */
+	bool partial : 1;    /* NK_DIR: its last listing left a file out (table lock) */
 	union {
 		struct {               /* inner nodes */
 			uint64_t gen;  /* generation of their binary they show */

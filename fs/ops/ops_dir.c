@@ -42,8 +42,8 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (ret == 0)
 		ret = dirlist_open(n, &d);
 	if (ret == 0 && check_cache_listing(n)) {
-		fi->cache_readdir = 0; /* dropped by the watch's events (wapply.c) */
-		fi->keep_cache = 1;
+		fi->cache_readdir = 1; /* dropped by the watch's events (wapply.c) */
+		fi->keep_cache = check_keep_listing(n);
 	}
 	node_put(n);
 	if (ret < 0) {

@@ -49,6 +49,7 @@
 
 #include "node/nodes.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
@@ -117,6 +118,10 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev);
 /* Entry i of b: its name, its answer, and its lstat (when a kind). */
 int probe_batch_get(const struct probe_batch *b, size_t i, const char **name,
                     const struct stat **st);
+
+/* Whether b left a file out because its device did not answer (or was
+ * not waited for): a listing made of it is incomplete. */
+bool probe_batch_stalled(const struct probe_batch *b);
 
 /* The directory of entry i of b (probe_batch_add_at's, or the batch's). */
 int probe_batch_dirfd(const struct probe_batch *b, size_t i);

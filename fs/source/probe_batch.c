@@ -81,6 +81,11 @@ size_t probe_batch_count(const struct probe_batch *b)
 	return b->n;
 }
 
+bool probe_batch_stalled(const struct probe_batch *b)
+{
+	return atomic_load(&b->stalled);
+}
+
 void probe_batch_put(struct probe_batch *b)
 {
 	if (!b)
@@ -232,6 +237,7 @@ void probe_batch_run(struct probe_batch *b, int dirfd, dev_t dev)
 		uint64_t now = elffs_now_ns(), first;
 		if (only_stalled(b, now, share < 0, &first)) {
 			b->closed = true; /* the helpers inside keep b */
+			atomic_store(&b->stalled, true);
 			say_stalled(b, now, share < 0);
 			break;
 		}

@@ -85,6 +85,7 @@ void probe_offer(struct probe_batch *b)
 static void queue_foreign(struct probe_batch *b, size_t i)
 {
 	if (stall_stalled((uint64_t)b->it[i].st.st_dev)) {
+		atomic_store(&b->stalled, true);
 		probe_finish(b, i, -ENOENT); /* not waited for, helpers or not */
 		return;
 	}
@@ -114,6 +115,8 @@ static void read_foreign(struct probe_batch *b, size_t i)
 		stall_enter(&call, dev);
 		kind = probe_kind_of(probe_is_elf(fd, b->names + it->name, &it->st));
 		stall_leave(&call);
+	} else {
+		atomic_store(&b->stalled, true);
 	}
 	probe_finish(b, i, kind);
 }

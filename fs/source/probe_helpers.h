@@ -35,6 +35,7 @@ struct probe_batch {
 	unsigned refs;            /* the listing and the helpers inside (probe_pool.mu) */
 	bool closed;              /* the listing went on, without what is left (probe_pool.mu) */
 	bool alone;               /* probe_batch_alone: no helpers, foreign files not read */
+	atomic_bool stalled;      /* a file was left out: its device did not answer */
 	int dirfd;                /* the listing's (valid while it waits) */
 	int ffd;                  /* a copy of it for the foreign files (probe_pool.mu), or -1 */
 	dev_t dev;                /* of the directory */

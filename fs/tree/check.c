@@ -124,6 +124,14 @@ bool check_cache_listing(const struct node *n)
 	       __atomic_load_n(&n->src->watch, __ATOMIC_ACQUIRE) != NULL;
 }
 
+bool check_keep_listing(const struct node *n)
+{
+	nodes_lock();
+	bool partial = n->partial;
+	nodes_unlock();
+	return !partial;
+}
+
 double check_entry_timeout(const struct node *n)
 {
 	return elffs.others ? elffs.timeout : check_timeout(n);

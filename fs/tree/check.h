@@ -41,6 +41,13 @@ double check_entry_timeout(const struct node *n);
  * allow_other every caller's listing is filtered for it). */
 bool check_cache_listing(const struct node *n);
 
+/* Whether the kernel may go on with the listing of n it cached
+ * (FOPEN_KEEP_CACHE at an open): not when the last listing taken of n left
+ * a file out because its device did not answer (probe.h): no event tells
+ * when that device answers again, so each open lists it afresh until one
+ * is whole. */
+bool check_keep_listing(const struct node *n);
+
 /* Make the next check of source node n look at the source. */
 void check_force(struct node *n);
 

@@ -28,6 +28,7 @@
 static int add_batch(struct dsnap *s, DIR *dp, dev_t dev, struct probe_batch *b)
 {
 	probe_batch_run(b, dirfd(dp), dev);
+	s->partial |= probe_batch_stalled(b);
 	int ret = 0;
 	for (size_t i = 0; ret == 0 && i < probe_batch_count(b); i++) {
 		const char *name;
@@ -103,7 +104,10 @@ static int take_snapshot(struct node *dir, struct dirlist *d)
 	if (ret < 0)
 		return ret;
 	dsnap_fit(d->snap);
-	if (inval_seq() == seq)
+	nodes_lock(); /* what the next open tells the kernel of its cached listing */
+	dir->partial = d->snap->partial;
+	nodes_unlock();
+	if (inval_seq() == seq && !d->snap->partial)
 		dsnap_publish(d->snap);
 	return 0;
 }

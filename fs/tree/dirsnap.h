@@ -33,6 +33,7 @@ struct dsnap {
 	uint64_t seq;       /* inval_seq() before it was taken (watch_hold of its nodes) */
 	unsigned refs;      /* handles (share_lock) */
 	bool shared;        /* in the registry (share_lock) */
+	bool partial;       /* a file was left out (its device did not answer): never shared */
 	size_t n, cap;      /* entries, records allocated */
 	struct dsent *e;
 	size_t nst, stcap; /* SOURCE entries come first: the lstat of entries 0 to nst - 1 */

@@ -175,7 +175,8 @@ static const char *remote_magic(long magic)
 
 /* SOURCE's own file system when mountinfo does not show it (a chroot:
  * mounts outside the process's root are left out): classified by its
- * statfs type and marked through SOURCE's path. 1 when t gets an entry. */
+ * statfs type and marked through SOURCE's path. 1 when t[n] is that entry
+ * (none of t[0] to t[n - 1] is on SOURCE's device). */
 static int source_fs(int fd, struct wfs_ent *t, size_t n, char *buf, size_t *used)
 {
 	struct stat st;
@@ -190,7 +191,7 @@ static int source_fs(int fd, struct wfs_ent *t, size_t n, char *buf, size_t *use
 	                          elffs.source) < 0)
 		why = errno == EPERM ? "EPERM: no CAP_SYS_ADMIN" : strerror(errno);
 	struct mnt m = {.point = (char *)elffs.source, .type = "not in mountinfo"};
-	*t = (struct wfs_ent){.dev = st.st_dev,
+	t[n] = (struct wfs_ent){.dev = st.st_dev,
 	                      .fsid = why ? 0 : wfs_fsid_of(&sf.f_fsid),
 	                      .point = point_hash(elffs.source),
 	                      .watched = !why};
@@ -249,7 +250,7 @@ int wfs_scan(int fd, bool log, bool *changed)
 	}
 	free(line);
 	fclose(f);
-	if (n < WFS_MAX && source_fs(fd, &t[n], n, buf, &used))
+	if (n < WFS_MAX && source_fs(fd, t, n, buf, &used))
 		watched += t[n++].watched;
 	*changed = publish(t, n);
 	if (log)
