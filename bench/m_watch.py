@@ -627,17 +627,29 @@ def flood(ctx, mlist):
 
 # ------------------------------------------------------------------ group
 
+PARTS = ("latency", "stats", "flood", "walks")
+
+
 def measure(ctx):
+    """The group; ELFFS_BENCH_WATCH_PARTS=a,b (of PARTS) runs those parts only."""
+    parts = [p for p in os.environ.get("ELFFS_BENCH_WATCH_PARTS", ",".join(PARTS)).split(",") if p]
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise RuntimeError(f"ELFFS_BENCH_WATCH_PARTS: unknown {unknown} (of {', '.join(PARTS)})")
     mlist, why = modes(ctx)
-    load = ctx.path("watch-load")
-    shutil.rmtree(load, ignore_errors=True)
-    m_walk.generate(load, 2000 if ctx.quick else 10000)
-    try:
-        latency(ctx, mlist, load)
-    finally:
+    if "latency" in parts:
+        load = ctx.path("watch-load")
         shutil.rmtree(load, ignore_errors=True)
-    stats(ctx, mlist)
-    flood(ctx, mlist)
-    walks(ctx, mlist)
+        m_walk.generate(load, 2000 if ctx.quick else 10000)
+        try:
+            latency(ctx, mlist, load)
+        finally:
+            shutil.rmtree(load, ignore_errors=True)
+    if "stats" in parts:
+        stats(ctx, mlist)
+    if "flood" in parts:
+        flood(ctx, mlist)
+    if "walks" in parts:
+        walks(ctx, mlist)
     if why:
         raise RuntimeError(why)

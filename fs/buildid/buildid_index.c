@@ -102,6 +102,27 @@ static int make_order(void)
 	return 0;
 }
 
+void bidx_keep(uint64_t keep_ns)
+{
+	atomic_store(&ix.keep_ns, keep_ns);
+}
+
+void bidx_changed(void)
+{
+	atomic_fetch_add(&ix.changes, 1);
+}
+
+/* Whether a query has the index's thread look at SOURCE again (ix.mu
+ * held): -o timeout after the last look, unless the watch keeps it and
+ * heard of no change since that look began. */
+static bool look_due(void)
+{
+	uint64_t age = elffs_now_ns() - ix.checked_ns, keep = atomic_load(&ix.keep_ns);
+	if (age < elffs.timeout_ns || atomic_load(&ix.stop))
+		return false;
+	return keep == 0 || age >= keep || atomic_load(&ix.changes) != ix.changes_seen;
+}
+
 /* How a query takes the index: walk (start the first walk if need be and
  * wait for it, and for a refresh when one is due), done (no walk: -EAGAIN
  * until the first one is done; a refresh when due waited for), peek (the
@@ -127,7 +148,7 @@ static int ready_for(enum readiness how)
 	}
 	while (atomic_load(&ix.state) != BIDX_DONE)
 		pthread_cond_wait(&ix.cv, &ix.mu);
-	if (elffs_now_ns() - ix.checked_ns >= elffs.timeout_ns && !atomic_load(&ix.stop)) {
+	if (look_due()) {
 		/* the thread looks again (or is looking): wait for that look */
 		uint64_t looks = ix.looks;
 		if (!ix.refreshing) {

@@ -6,7 +6,8 @@
  * a query more than the cache timeout after the last look at SOURCE has
  * that thread look again and waits for it, re-reading only what changed
  * (directories whose identity or mtime changed are listed again, indexed
- * files whose identity changed are read again). The thread holds the
+ * files whose identity changed are read again); while SOURCE is watched
+ * whole, only when a change was heard of (bidx_keep). The thread holds the
  * index's mutex only between system calls, and gives up on a file system
  * below SOURCE that does not answer within STALL_NS (stall.h). About 64
  * bytes an indexed file: an entry of 32 bytes, its name and id in one
@@ -37,6 +38,15 @@ struct bidx_stats {
 	uint64_t refreshes; /* looks at SOURCE after the walk */
 	uint64_t stalled;   /* calls into file systems below SOURCE that did not answer */
 };
+
+/* While every file system below SOURCE is watched (watch/), the index
+ * serves a look at SOURCE for up to keep_ns instead of -o timeout, until
+ * bidx_changed; 0 (the default): -o timeout. */
+void bidx_keep(uint64_t keep_ns);
+
+/* Something on a watched file system changed: the next query more than
+ * -o timeout after the last look has the index look again. */
+void bidx_changed(void);
 
 /* Counters, without waiting for anything. */
 void bidx_stats_get(struct bidx_stats *s);

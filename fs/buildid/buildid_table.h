@@ -67,6 +67,11 @@ struct bidx {
 	pthread_cond_t wake; /* the thread waits on it for a refresh to make */
 	bool want, refreshing;
 	uint64_t looks; /* refreshes made */
+	/* the watch (bidx_keep, bidx_changed): how long a look may serve
+	 * without a change heard of (0: -o timeout), changes heard of, and
+	 * their count when the last look began (ix.mu) */
+	_Atomic uint64_t keep_ns, changes;
+	uint64_t changes_seen;
 };
 
 extern struct bidx ix;

@@ -298,6 +298,7 @@ static void scan(int fd, uint64_t dev, uint32_t dir, unsigned depth)
  * (ix.mu held, released across each system call). */
 void bidx_look(void)
 {
+	ix.changes_seen = atomic_load(&ix.changes);
 	int fd = openat(elffs.srcfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		atomic_fetch_add(&ix.errors, 1);

@@ -10,6 +10,7 @@
  */
 #include "watch/watch_i.h"
 #include "base/inval.h"
+#include "buildid/buildid_index.h"
 #include "tree/check.h"
 #include "tree/dirsnap.h"
 
@@ -83,6 +84,7 @@ static void in_dir(uint64_t mask, const struct wfid *dir, const char *name)
 void wapply_event(uint64_t mask, const struct wfid *dir, const char *name, const struct wfid *obj)
 {
 	atomic_fetch_add(&watch_n_events, 1);
+	bidx_changed();
 	if (dir)
 		in_dir(mask, dir, name ? name : "");
 	if (!obj)

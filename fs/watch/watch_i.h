@@ -25,6 +25,10 @@ int wfs_scan(int fd, bool log, bool *changed);
 void wfs_destroy(void);
 /* Whether device dev is watched, and its fsid. */
 bool wfs_watched(uint64_t dev, uint64_t *fsid);
+
+/* Whether every file system below SOURCE (and the one it lies in) is
+ * watched, as of the last wfs_scan. */
+bool wfs_whole(void);
 /* A __kernel_fsid_t (statfs, fanotify) as one number. */
 uint64_t wfs_fsid_of(const void *kernel_fsid);
 

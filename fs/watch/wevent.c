@@ -9,6 +9,7 @@
 #include "watch/watch_i.h"
 #include "base/inval.h"
 #include "base/log.h"
+#include "buildid/buildid_index.h"
 #include "text/xattrtab.h"
 
 #include <errno.h>
@@ -80,7 +81,14 @@ static void one_event(uint64_t mask, const unsigned char *p, const unsigned char
 
 static void everything(void)
 {
+	bidx_changed();
 	pending_all = wapply_everything() < 0;
+}
+
+/* The build-id index kept while SOURCE is watched whole (buildid_index.h). */
+static void index_keep(void)
+{
+	bidx_keep(wfs_whole() ? elffs.watch_timeout_ns : 0);
 }
 
 static void overflow(void)
@@ -128,6 +136,7 @@ static void remount(void)
 		changed = true; /* unknown: as a change */
 	else
 		atomic_store(&watch_n_watched, (uint64_t)n);
+	index_keep();
 	if (!changed)
 		return; /* a mount elsewhere: nothing below SOURCE moved */
 	atomic_fetch_add(&watch_n_remounts, 1);
@@ -197,8 +206,10 @@ int watch_start(void)
 	unsigned char *buf = malloc(EVENT_BUF);
 	int ret = buf ? open_all() : -ENOMEM;
 	bool changed;
-	if (ret == 0 && (ret = wfs_scan(fan, true, &changed)) > 0)
+	if (ret == 0 && (ret = wfs_scan(fan, true, &changed)) > 0) {
 		atomic_store(&watch_n_watched, (uint64_t)ret);
+		index_keep();
+	}
 	if (ret == 0)
 		ret = -ENODEV; /* nothing to watch */
 	if (ret > 0)
@@ -227,6 +238,7 @@ void watch_stop(void)
 	else
 		pthread_detach(thread);
 	running = false;
+	bidx_keep(0);
 	close_all();
 }
 

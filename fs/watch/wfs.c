@@ -38,6 +38,7 @@ struct wfs_ent {
 static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct wfs_ent *table;
 static size_t table_n;
+static bool table_whole; /* every file system below SOURCE is watched (table_lock) */
 
 /* File system types whose changes made elsewhere raise no local event. */
 static const char *remote_type(const char *type)
@@ -201,9 +202,10 @@ static int source_fs(int fd, struct wfs_ent *t, size_t n, char *buf, size_t *use
 
 /* Publish table t of n entries: whether it differs from the one before
  * (a mount table change elsewhere leaves it the same). */
-static bool publish(struct wfs_ent *t, size_t n)
+static bool publish(struct wfs_ent *t, size_t n, bool whole)
 {
 	pthread_rwlock_wrlock(&table_lock);
+	table_whole = whole && n > 0;
 	bool changed = n != table_n;
 	for (size_t i = 0; i < n && !changed; i++)
 		changed = t[i].dev != table[i].dev || t[i].fsid != table[i].fsid ||
@@ -222,6 +224,7 @@ int wfs_scan(int fd, bool log, bool *changed)
 	char *buf = malloc(LOG_ROOM), best[4096], *line = NULL;
 	size_t cap = 0, n = 0, used = 0;
 	int watched = 0;
+	bool whole = true;
 	if (!f || !t || !buf) {
 		int ret = f ? -ENOMEM : -errno;
 		if (f)
@@ -247,12 +250,15 @@ int wfs_scan(int fd, bool log, bool *changed)
 		watched += !why;
 		if (strcmp(why ? why : "", "this mount") != 0)
 			log_add(buf, &used, &m, why);
+		whole &= !why || strcmp(why, "this mount") == 0;
 	}
 	free(line);
 	fclose(f);
-	if (n < WFS_MAX && source_fs(fd, t, n, buf, &used))
-		watched += t[n++].watched;
-	*changed = publish(t, n);
+	if (n < WFS_MAX && source_fs(fd, t, n, buf, &used)) {
+		watched += t[n].watched;
+		whole &= t[n++].watched;
+	}
+	*changed = publish(t, n, whole && n < WFS_MAX);
 	if (log)
 		elog(LOG_NOTICE, "watch: %s", used ? buf : "no file system below SOURCE");
 	free(buf);
@@ -261,7 +267,7 @@ int wfs_scan(int fd, bool log, bool *changed)
 
 void wfs_destroy(void)
 {
-	(void)publish(NULL, 0);
+	(void)publish(NULL, 0, false);
 }
 
 uint64_t wfs_fsid_of(const void *kernel_fsid)
@@ -282,6 +288,14 @@ bool wfs_watched(uint64_t dev, uint64_t *fsid)
 		}
 	pthread_rwlock_unlock(&table_lock);
 	return w;
+}
+
+bool wfs_whole(void)
+{
+	pthread_rwlock_rdlock(&table_lock);
+	bool whole = table_whole;
+	pthread_rwlock_unlock(&table_lock);
+	return whole;
 }
 
 bool watch_dev(uint64_t dev)

@@ -15,6 +15,7 @@ that names an option itself keeps its value.
 
 import errno
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -122,6 +123,31 @@ def drop_caches(times=1, settle=0.0):
             f.write("2\n")
         if settle:
             time.sleep(settle)
+
+
+def build_id(path):
+    """The GNU build id of ELF file path as readelf -n prints it, or None."""
+    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True,
+                         env=dict(os.environ, LC_ALL="C")).stdout
+    m = re.search(r"Build ID: ([0-9a-f]+)", out)
+    return m.group(1) if m else None
+
+
+def cache_drops():
+    """How many times anyone on the machine dropped the kernel's dentries
+    and inodes (drop_slab of /proc/vmstat, counted by echo 2 or 3 to
+    drop_caches): a test that checks what the kernel kept between two
+    points reads it at both, since another test run on the same kernel
+    (a chroot's too) can drop them in between; None when not shown."""
+    try:
+        with open("/proc/vmstat") as f:
+            for line in f:
+                name, _, value = line.partition(" ")
+                if name == "drop_slab":
+                    return int(value)
+    except OSError:
+        pass
+    return None
 
 
 def as_nobody(fn):

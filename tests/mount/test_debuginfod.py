@@ -57,7 +57,7 @@ import threading
 import time
 import urllib.request
 
-from elffs_mount import Checker, Mount, MountError, require_fuse
+from elffs_mount import Checker, Mount, MountError, build_id, require_fuse
 
 CLONE_NEWNET = 0x40000000
 TOOL_ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
@@ -79,13 +79,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def build_id(path):
-    out = subprocess.run(["readelf", "-n", path], stdout=subprocess.PIPE, text=True,
-                         stderr=subprocess.DEVNULL, env=TOOL_ENV).stdout
-    m = re.search(r"Build ID: ([0-9a-f]+)", out)
-    return m.group(1) if m else None
 
 
 def build(work, name, bid=None, extra=()):

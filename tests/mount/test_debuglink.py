@@ -60,7 +60,7 @@ import threading
 import time
 import zlib
 
-from elffs_mount import (Checker, as_nobody, require_env, require_fuse, run_mounted)
+from elffs_mount import (Checker, as_nobody, build_id, require_env, require_fuse, run_mounted)
 
 ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
 TIMEOUT = 0.3
@@ -85,11 +85,6 @@ def link_crc(path):
     name_end = raw.index(b"\0")
     at = (name_end + 4) & ~3
     return struct.unpack_from("<I", raw, at)[0]
-
-
-def build_id(path):
-    m = re.search(r"Build ID: ([0-9a-f]+)", tool(["readelf", "-n", path]))
-    return m.group(1)
 
 
 def make_tree(fix, src):

@@ -44,7 +44,7 @@ import subprocess
 import sys
 import tempfile
 
-from elffs_mount import Checker, Mount, MountError, as_nobody, require_fuse
+from elffs_mount import Checker, Mount, MountError, as_nobody, build_id, require_fuse
 
 ENV = dict(os.environ, LC_ALL="C", DEBUGINFOD_URLS="")
 EVERY = 50  # addr2line at a pc of every 50th function
@@ -194,11 +194,6 @@ def link_of(path):
         return os.readlink(path)
     except OSError:
         return None
-
-
-def build_id(path):
-    m = re.search(r"Build ID: ([0-9a-f]+)", tool(["readelf", "-n", path]))
-    return m.group(1) if m else None
 
 
 def gdb_symbol(debugdir, prog, pcs):

@@ -20,7 +20,9 @@ that the requests it gets can be counted (libfuse's log, one
    LOOKUP a directory and a few more (each one revalidates what the kernel
    holds: without attributes in the listing, every entry past a
    directory's first buffer costs one; an entry the kernel forgot
-   meanwhile, under memory pressure, costs one too and is counted); it
+   meanwhile, under memory pressure, costs one too and is counted; the
+   two walks are taken again when another test run on the same kernel
+   dropped its caches in between: /proc/vmstat's drop_slab); it
    sees what the first one saw, and its listings give the inode number
    of every entry (d_ino). The first walk's LOOKUPs are counted
    too: at least one an entry (so the log is read right);
@@ -43,7 +45,7 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import Checker, Mount, fixture, require_fuse, run_mounted
+from elffs_mount import Checker, Mount, cache_drops, fixture, require_fuse, run_mounted
 
 UNKNOWN_INO = 0xFFFFFFFF  # d_ino of an entry without a node (ops_dir.c)
 LINKS = 1200
@@ -145,21 +147,36 @@ def check_listing_alone(ck, mnt):
     print(f"listing alone: {LINKS - unknown} of {LINKS} entries of flat/ got a node", flush=True)
 
 
+def walk_twice(ck, m, req):
+    """The first walk, then the second past the timeout: (first, second,
+    its d_ino of each entry, its LOOKUPs). Taken again (three times at
+    most) when someone dropped the kernel's caches in between (another
+    test run on this kernel): every entry is forgotten then."""
+    for attempt in range(3):
+        req.start()
+        drops = cache_drops()
+        first = walk(m.path)
+        first_lookups = req.lookups()
+        # 300: the first buffer of each SOURCE directory comes with
+        # attributes (about 200 entries of flat/ in glibc's 32 KiB getdents
+        # buffer, a few in the others); the first try's walk is the first
+        ck.ok(attempt > 0 or first_lookups >= len(first) - 300,
+              f"the first walk sent {first_lookups} LOOKUPs for {len(first)} entries (one an "
+              f"entry but the first buffer of each SOURCE directory)")
+        time.sleep(TIMEOUT_S + 0.3)  # past the entry and attribute timeout
+        req.start()
+        dinos = {}
+        second = walk(m.path, dinos)
+        lookups = req.lookups()
+        if cache_drops() == drops:
+            break
+        print(f"the kernel's caches were dropped between the walks (drop_slab "
+              f"{drops} to {cache_drops()}): walked again", flush=True)
+    return first, second, dinos, lookups
+
+
 def check_walks(ck, m, req, src):
-    req.start()
-    first = walk(m.path)
-    first_lookups = req.lookups()
-    # 300: the first buffer of each SOURCE directory comes with attributes
-    # (about 200 entries of flat/ in glibc's 32 KiB getdents buffer, a few
-    # in the others)
-    ck.ok(first_lookups >= len(first) - 300,
-          f"the first walk sent {first_lookups} LOOKUPs for {len(first)} entries (one an entry "
-          f"but the first buffer of each SOURCE directory)")
-    time.sleep(TIMEOUT_S + 0.3)  # past the entry and attribute timeout
-    req.start()
-    dinos = {}
-    second = walk(m.path, dinos)
-    lookups = req.lookups()
+    first, second, dinos, lookups = walk_twice(ck, m, req)
     dirs = sum(1 for v in second.values() if stat.S_ISDIR(v[2]))
     renumbered = {p for p, v in second.items() if p in first and first[p][0] != v[0]}
     forgot = len(renumbered)
@@ -235,8 +252,7 @@ def main():
     try:
         make_tree(src)
         # watch=off: what a listing gives past the timeout is the subject
-        # here; beside the parallel mount suite a watched mount was seen to
-        # forget every entry between the walks (overflows 0), not explained
+        # here (watched, the kernel keeps entries and listings for a day)
         run_mounted(ck, src, ["-d", "-o", f"timeout={TIMEOUT_S},watch=off"], body)
     finally:
         shutil.rmtree(work, ignore_errors=True)

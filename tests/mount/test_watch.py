@@ -17,7 +17,12 @@ stays unseen for an hour: each case fails).
   raises no event: a read of the open view gives EIO (the identity check
   every read makes), never the old bytes as right;
 - nested: a FUSE mount below SOURCE is named "not watched" in the log line
-  and keeps -o timeout (a change through it is seen within that timeout).
+  and keeps -o timeout (a change through it is seen within that timeout);
+- index: the build-id index of a SOURCE on a tmpfs of its own (no other
+  writer on it), with -o timeout=0.2: watched, queries past the timeout
+  with nothing changed make no look at SOURCE (user.elffs.refreshes of
+  .build-id stays), and a binary written then is found by its build id;
+  with watch=off each query past the timeout looks again.
 
 BOUND_S is a generous bound for a loaded machine (the latency itself is
 measured in bench/, docs/benchmarks.md).
@@ -31,8 +36,8 @@ import sys
 import tempfile
 import time
 
-from elffs_mount import (Checker, Mount, as_nobody, fixture, require_fuse, run_mounted,
-                         wait_for)
+from elffs_mount import (Checker, Mount, as_nobody, build_id, fixture, require_fuse,
+                         run_mounted, wait_for)
 
 BOUND_S = 5.0
 LONG = ["-o", "timeout=3600,watch=auto"]
@@ -259,11 +264,57 @@ def nested(ck):
             ck.ok(im.alive(), "the nested daemon lives")
 
 
+def check_index(ck, src, mnt, mode, new):
+    def link(bid):
+        return os.path.join(mnt, ".build-id", bid[:2], bid[2:])
+
+    def refreshes():
+        return int(xattr(os.path.join(mnt, ".build-id"), "user.elffs.refreshes") or -1)
+
+    old = build_id(fixture("exec"))
+    ck.ok(os.path.lexists(link(old)), f"watch={mode}: the index finds exec by its build id")
+    before = refreshes()
+    for _ in range(3):
+        time.sleep(0.4)  # past -o timeout: the kernel asks the daemon again
+        ck.ok(os.path.lexists(link(old)), f"watch={mode}: exec found again")
+    after = refreshes()
+    if mode == "auto":
+        ck.eq(after, before, "watched whole and nothing changed: no look at SOURCE again")
+    else:
+        ck.ok(after > before, f"watch=off: a query past -o timeout looks again ({before} to "
+              f"{after})")
+    shutil.copy(fixture(new), os.path.join(src, new))
+    ck.ok(seen(lambda: os.path.lexists(link(build_id(fixture(new))))),
+          f"watch={mode}: a binary written into SOURCE is found by its build id")
+
+
+def index(ck):
+    with tempfile.TemporaryDirectory(prefix="elffs-watch-") as work:
+        src = os.path.join(work, "src")
+        os.makedirs(src)
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "elffs-watch", src],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            ck.fail(f"index: mount -t tmpfs: {r.stderr.strip()}")
+            return
+        try:
+            shutil.copy(fixture("exec"), os.path.join(src, "exec"))
+            for mode, new in (("auto", "pie"), ("off", "libshared.so")):
+                def body(m):
+                    if mode == "auto":
+                        ck.ok("(tmpfs) watched" in m.output(), f"the tmpfs is watched: "
+                              f"{m.output()[:300]}")
+                    check_index(ck, src, m.path, mode, new)
+                run_mounted(ck, src, ["-o", f"timeout=0.2,watch={mode}"], body)
+        finally:
+            subprocess.run(["umount", src], capture_output=True)
+
+
 def main():
     require_fuse()
     ck = Checker("watch")
     start = time.monotonic()
-    for case in (basics, overflow, flood, mapping, nested):
+    for case in (basics, overflow, flood, mapping, nested, index):
         case(ck)
     print(f"watch: {time.monotonic() - start:.1f} s", flush=True)
     return ck.finish()
