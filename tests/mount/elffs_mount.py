@@ -13,6 +13,7 @@ test's own options, and elffs takes the last of a repeated option, so a test
 that names an option itself keeps its value.
 """
 
+import contextlib
 import errno
 import os
 import re
@@ -123,6 +124,26 @@ def drop_caches(times=1, settle=0.0):
             f.write("2\n")
         if settle:
             time.sleep(settle)
+
+
+@contextlib.contextmanager
+def tmpfs_source(ck, tag, prefix):
+    """A new directory with a tmpfs of its own on it (strictatime: a file's
+    atime tells whether the daemon read it; no other writer on it), or None
+    when it cannot be mounted (a failure); unmounted and removed after."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    src = os.path.join(tmp, "src")
+    os.makedirs(src)
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "strictatime,size=64m", "tmpfs", src],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        ck.fail(f"{tag}: cannot mount a tmpfs (root needed): {res.stderr.strip()}")
+    try:
+        yield src if res.returncode == 0 else None
+    finally:
+        if res.returncode == 0:
+            subprocess.run(["umount", "-l", src], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def build_id(path):

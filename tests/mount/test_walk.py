@@ -37,7 +37,6 @@ shows must be what one look at each entry gives:
 usage: test_walk.py [mixed|ahead|kept|hung ...]   (default: all)
 """
 
-import contextlib
 import os
 import shutil
 import signal
@@ -49,7 +48,8 @@ import tempfile
 import threading
 import time
 
-from elffs_mount import Checker, Mount, Watchdog, fixture, require_fuse, wait_for
+from elffs_mount import (Checker, Mount, Watchdog, fixture, require_fuse, tmpfs_source,
+                         wait_for)
 
 AHEAD_WINDOW = 2048  # fs/source/ahead.h
 OLD_ATIME = 1000000000
@@ -251,7 +251,7 @@ def settled_reads(src, limit=30.0):
 
 
 def ahead(ck, args, tag):
-    with strict_source(ck, tag, "elffs-walk-ahead-") as src:
+    with tmpfs_source(ck, tag, "elffs-walk-ahead-") as src:
         if src:
             ahead_in(ck, args, tag, src)
 
@@ -279,26 +279,6 @@ def ahead_in(ck, args, tag, src):
                 walk_listed(ck, m.path, expectations(src), f"{tag}: walk")
         finally:
             os.environ.pop("ELFFS_PROBE_AHEAD", None)
-
-
-@contextlib.contextmanager
-def strict_source(ck, tag, prefix):
-    """A new directory with a strictatime tmpfs on it (a file's atime tells
-    whether the daemon read it), or None when it cannot be mounted (a
-    failure); unmounted and removed after."""
-    tmp = tempfile.mkdtemp(prefix=prefix)
-    src = os.path.join(tmp, "src")
-    os.makedirs(src)
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "strictatime,size=64m", "tmpfs", src],
-                         capture_output=True, text=True)
-    if res.returncode != 0:
-        ck.fail(f"{tag}: cannot mount a tmpfs (root needed): {res.stderr.strip()}")
-    try:
-        yield src if res.returncode == 0 else None
-    finally:
-        if res.returncode == 0:
-            subprocess.run(["umount", "-l", src], capture_output=True)
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def atimes(src):
@@ -338,7 +318,7 @@ def kept_tree(src):
 
 
 def kept(ck, args, tag):
-    with strict_source(ck, tag, "elffs-walk-kept-") as src:
+    with tmpfs_source(ck, tag, "elffs-walk-kept-") as src:
         if not src:
             return
         kept_tree(src)

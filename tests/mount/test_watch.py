@@ -37,7 +37,7 @@ import tempfile
 import time
 
 from elffs_mount import (Checker, Mount, as_nobody, build_id, fixture, require_fuse,
-                         run_mounted, wait_for)
+                         run_mounted, tmpfs_source, wait_for)
 
 BOUND_S = 5.0
 LONG = ["-o", "timeout=3600,watch=auto"]
@@ -60,6 +60,14 @@ def xattr(path, name):
         return os.getxattr(path, name).decode()
     except OSError:
         return None
+
+
+def watch_line(ck, m):
+    """The daemon's watch log line, once written (the watch starts once
+    the mount shows): the log so far."""
+    ck.ok(wait_for(lambda: "elffs: watch:" in m.output(), 10),
+          f"the watch's log line: {m.output()[:300]}")
+    return m.output()
 
 
 def check_basics(ck, src, mnt):
@@ -144,8 +152,7 @@ def overflow(ck):
         try:
             m = Mount(ck, src, LONG).start()
             # the group is made after the mount shows, and logs its line once made
-            ck.ok(wait_for(lambda: "elffs: watch:" in m.output(), 10),
-                  f"the watch's log line: {m.output()[:300]}")
+            watch_line(ck, m)
         finally:
             with open(QUEUE, "w") as f:  # the group took its size when made
                 f.write(saved + "\n")
@@ -252,8 +259,9 @@ def nested(ck):
         shutil.copy(fixture("exec"), os.path.join(inner_src, "x"))
         with Mount(ck, inner_src, ["-o", "watch=off"], mountpoint=below) as im:
             def body(m):
-                ck.ok("(fuse.elffs) not watched" in m.output(),
-                      f"the log line names the FUSE mount below SOURCE: {m.output()[:400]}")
+                log = watch_line(ck, m)
+                ck.ok("(fuse.elffs) not watched" in log,
+                      f"the log line names the FUSE mount below SOURCE: {log[:400]}")
                 x = os.path.join(m.path, "below", "x", "elf")
                 os.stat(x)
                 os.chmod(os.path.join(inner_src, "x"), 0o700)
@@ -289,25 +297,17 @@ def check_index(ck, src, mnt, mode, new):
 
 
 def index(ck):
-    with tempfile.TemporaryDirectory(prefix="elffs-watch-") as work:
-        src = os.path.join(work, "src")
-        os.makedirs(src)
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "elffs-watch", src],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            ck.fail(f"index: mount -t tmpfs: {r.stderr.strip()}")
+    with tmpfs_source(ck, "index", "elffs-watch-") as src:
+        if src is None:
             return
-        try:
-            shutil.copy(fixture("exec"), os.path.join(src, "exec"))
-            for mode, new in (("auto", "pie"), ("off", "libshared.so")):
-                def body(m):
-                    if mode == "auto":
-                        ck.ok("(tmpfs) watched" in m.output(), f"the tmpfs is watched: "
-                              f"{m.output()[:300]}")
-                    check_index(ck, src, m.path, mode, new)
-                run_mounted(ck, src, ["-o", f"timeout=0.2,watch={mode}"], body)
-        finally:
-            subprocess.run(["umount", src], capture_output=True)
+        shutil.copy(fixture("exec"), os.path.join(src, "exec"))
+        for mode, new in (("auto", "pie"), ("off", "libshared.so")):
+            def body(m):
+                if mode == "auto":
+                    log = watch_line(ck, m)
+                    ck.ok("(tmpfs) watched" in log, f"the tmpfs is watched: {log[:300]}")
+                check_index(ck, src, m.path, mode, new)
+            run_mounted(ck, src, ["-o", f"timeout=0.2,watch={mode}"], body)
 
 
 def main():
