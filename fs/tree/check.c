@@ -120,8 +120,12 @@ double check_timeout(const struct node *n)
 
 bool check_cache_listing(const struct node *n)
 {
-	return !elffs.others && n->kind == NK_DIR &&
-	       __atomic_load_n(&n->src->watch, __ATOMIC_ACQUIRE) != NULL;
+	if (elffs.others || node_is_vroot(n) || !node_is_dir(n))
+		return false;
+	/* a watched SOURCE directory, or a directory of a watched binary's
+	 * view (its names are its generation's: a new one has new inodes) */
+	const struct node *s = source_of(n);
+	return s && __atomic_load_n(&s->src->watch, __ATOMIC_ACQUIRE) != NULL;
 }
 
 bool check_keep_listing(const struct node *n)

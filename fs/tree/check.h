@@ -37,8 +37,11 @@ double check_timeout(const struct node *n);
 double check_entry_timeout(const struct node *n);
 
 /* Whether the kernel may keep n's listing (FOPEN_CACHE_DIR) until an event
- * drops it: a watched SOURCE directory of a private mount (under
- * allow_other every caller's listing is filtered for it). */
+ * drops it, on a private mount (under allow_other every caller's listing
+ * is filtered for it): a watched SOURCE directory, or a directory inside a
+ * watched binary's view (sections/, symbol/, members/, go/: the names of
+ * its generation; a new generation has new inodes). Not a binary's own
+ * directory (it lists debug, which other files decide), nor the index's. */
 bool check_cache_listing(const struct node *n);
 
 /* Whether the kernel may go on with the listing of n it cached

@@ -112,20 +112,6 @@ static int take_snapshot(struct node *dir, struct dirlist *d)
 	return 0;
 }
 
-int dirlist_ready(struct dirlist *d)
-{
-	if (!d->later)
-		return 0;
-	struct node *dir = node_get(d->self);
-	int ret = dir ? take_snapshot(dir, d) : -ESTALE;
-	node_put(dir);
-	if (ret < 0)
-		return ret;
-	d->n = d->snap->n;
-	d->later = false;
-	return 0;
-}
-
 /* The entries of a binary's directory that its view has (entries.h); those
  * every binary has when the parse failed. */
 static int list_binary(struct node *bin, struct dirlist *d)
@@ -165,6 +151,62 @@ static int list_view(struct node *dir, struct dirlist *d)
 	return 0;
 }
 
+/* What d lists of dir, taken now: a snapshot (SOURCE, the index), a
+ * binary's rows or a view's names; 0 or -errno (d keeps what it took, for
+ * drop_listing). */
+static int fill(struct node *dir, struct dirlist *d)
+{
+	int ret;
+	if (dir->kind == NK_DIR || bidfs_kind(dir->kind))
+		ret = take_snapshot(dir, d);
+	else if (node_is_vroot(dir))
+		ret = list_binary(dir, d);
+	else if (node_is_dir(dir))
+		ret = list_view(dir, d);
+	else
+		ret = -ENOTDIR;
+	d->pinned = d->view != NULL;
+	if (ret < 0)
+		return ret;
+	if (d->view) { /* the names are the view's: its handle is not needed */
+		bincache_unpin(d->view);
+		d->pinned = false;
+	}
+	if (d->snap)
+		d->n = d->snap->n;
+	return 0;
+}
+
+/* Give back what fill took. */
+static void drop_listing(struct dirlist *d)
+{
+	dsnap_put(d->snap);
+	if (d->pinned)
+		bincache_release(d->view);
+	else
+		bincache_unref(d->view);
+	d->snap = NULL;
+	d->view = NULL;
+	d->pinned = false;
+	d->row = d->rows = NULL;
+	d->n = 0;
+}
+
+int dirlist_ready(struct dirlist *d)
+{
+	if (!d->later)
+		return 0;
+	struct node *dir = node_get(d->self);
+	int ret = dir ? fill(dir, d) : -ESTALE;
+	node_put(dir);
+	if (ret < 0) {
+		drop_listing(d); /* a later read tries again */
+		return ret;
+	}
+	d->later = false;
+	return 0;
+}
+
 int dirlist_open(struct node *dir, struct dirlist **out)
 {
 	uint64_t cost = membudget_chunk(sizeof(struct dirlist));
@@ -185,25 +227,12 @@ int dirlist_open(struct node *dir, struct dirlist **out)
 		ret = 0;
 	if (ret == 0 && check_cache_listing(dir))
 		d->later = true;
-	else if (ret == 0 && (dir->kind == NK_DIR || bidfs_kind(dir->kind)))
-		ret = take_snapshot(dir, d);
-	else if (ret == 0 && node_is_vroot(dir))
-		ret = list_binary(dir, d);
-	else if (ret == 0 && node_is_dir(dir))
-		ret = list_view(dir, d);
 	else if (ret == 0)
-		ret = -ENOTDIR;
-	d->pinned = d->view != NULL;
+		ret = fill(dir, d);
 	if (ret < 0) {
 		dirlist_free(d);
 		return ret;
 	}
-	if (d->view) { /* the names are the view's: its handle is not needed */
-		bincache_unpin(d->view);
-		d->pinned = false;
-	}
-	if (d->snap)
-		d->n = d->snap->n;
 	*out = d;
 	return 0;
 }
@@ -213,11 +242,7 @@ void dirlist_free(struct dirlist *d)
 	if (!d)
 		return;
 	handles_remove(&d->link);
-	dsnap_put(d->snap);
-	if (d->pinned)
-		bincache_release(d->view);
-	else
-		bincache_unref(d->view);
+	drop_listing(d);
 	free(d);
 	membudget_release(MB_LISTINGS, membudget_chunk(sizeof(struct dirlist)));
 }
