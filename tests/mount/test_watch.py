@@ -18,6 +18,11 @@ stays unseen for an hour: each case fails).
   every read makes), never the old bytes as right;
 - nested: a FUSE mount below SOURCE is named "not watched" in the log line
   and keeps -o timeout (a change through it is seen within that timeout);
+- kept: listed again, a watched directory of SOURCE and the directories
+  inside a binary (sections/, segments/) send no READDIR to the daemon (the
+  kernel keeps their listings; its -d log is counted); the binary
+  rewritten in place with another one, its sections/ lists the new one's
+  sections (as a fresh mount of that one lists them);
 - index: the build-id index of a SOURCE on a tmpfs of its own (no other
   writer on it), with -o timeout=0.2: watched, queries past the timeout
   with nothing changed make no look at SOURCE (user.elffs.refreshes of
@@ -272,6 +277,43 @@ def nested(ck):
             ck.ok(im.alive(), "the nested daemon lives")
 
 
+def readdirs(m, since):
+    """READDIR and READDIRPLUS requests in the daemon's -d log past offset
+    since (read with pread: the daemon writes at the file's offset)."""
+    fd = m.log.fileno()
+    size = os.fstat(fd).st_size
+    return os.pread(fd, size - since, since).count(b"opcode: READDIR"), size
+
+
+def kept(ck):
+    with tempfile.TemporaryDirectory(prefix="elffs-watch-") as work:
+        src, other = os.path.join(work, "src"), os.path.join(work, "other")
+        os.makedirs(os.path.join(src, "d"))
+        os.makedirs(other)
+        shutil.copy(fixture("exec"), os.path.join(src, "d", "prog"))
+        shutil.copy(fixture("libshared.so"), os.path.join(other, "prog"))
+        with Mount(ck, other, ["-o", "watch=off"]) as om:
+            want = sorted(os.listdir(os.path.join(om.path, "prog", "sections")))
+
+        def body(m):
+            watch_line(ck, m)
+            prog = os.path.join(m.path, "d", "prog")
+            dirs = [os.path.join(m.path, "d"), os.path.join(prog, "sections"),
+                    os.path.join(prog, "segments")]
+            first = [sorted(os.listdir(d)) for d in dirs]
+            _, mark = readdirs(m, 0)
+            again = [sorted(os.listdir(d)) for d in dirs]
+            n, _ = readdirs(m, mark)
+            ck.eq(again, first, "listed again: the same names")
+            ck.eq(n, 0, "listed again: no READDIR reaches the daemon (the kernel keeps d/, "
+                  "prog/sections/ and prog/segments/)")
+            ck.ok(first[1] != want, "the two binaries have different sections")
+            shutil.copyfile(fixture("libshared.so"), os.path.join(src, "d", "prog"))
+            ck.ok(seen(lambda: sorted(os.listdir(os.path.join(prog, "sections"))) == want),
+                  "rewritten in place, prog/sections/ lists the new binary's sections")
+        run_mounted(ck, src, ["-d", "-o", "timeout=3600,watch=auto"], body)
+
+
 def check_index(ck, src, mnt, mode, new):
     def link(bid):
         return os.path.join(mnt, ".build-id", bid[:2], bid[2:])
@@ -314,7 +356,7 @@ def main():
     require_fuse()
     ck = Checker("watch")
     start = time.monotonic()
-    for case in (basics, overflow, flood, mapping, nested, index):
+    for case in (basics, overflow, flood, mapping, nested, kept, index):
         case(ck)
     print(f"watch: {time.monotonic() - start:.1f} s", flush=True)
     return ck.finish()
