@@ -107,6 +107,17 @@ bool debug_listed(const struct bview *v)
 	return listed;
 }
 
+bool debug_fixed(const struct bview *v)
+{
+	struct choice *c = NULL;
+	int ret = v ? choose(v->root, (struct bview *)v, false, &c) : -EINVAL;
+	/* -ENOENT: a nested view, or no binary's own: debug is never listed */
+	bool fixed = ret == -ENOENT || (ret == 0 && c->f.idlen == 0 && !c->f.link[0] &&
+	                                !c->f.link_long && !c->f.mini && !c->f.go);
+	free(c);
+	return fixed;
+}
+
 int debug_link(struct node *bin, struct bview *v, char *buf, size_t size)
 {
 	struct choice *c;

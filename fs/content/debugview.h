@@ -26,6 +26,12 @@ struct node;
  * for a CRC that turns out wrong. */
 bool debug_listed(const struct bview *v);
 
+/* Whether what debug_listed says of v can change only with v itself: no
+ * build id, no debug link, no MiniDebugInfo, no Go tables (nothing another
+ * file, a server or a later look could give), or a view whose debug is
+ * never listed (an archive's member, gnu_debugdata/). */
+bool debug_fixed(const struct bview *v);
+
 /* The target of `debug` of binary node bin in its view v (pinned), looked
  * up (the row's link); its length, -ENOENT when nothing serves, -ENOMEM,
  * -ENAMETOOLONG. */

@@ -92,6 +92,8 @@ struct node {
 	bool attached : 1;   /* its number was given out */
 	bool compressed : 1; /* NK_SECTION: SHF_COMPRESSED with a compression header */
 	bool partial : 1;    /* NK_DIR: its last listing left a file out (table lock) */
+	bool fixed : 1;      /* a binary's directory: its last listing is its view's alone
+	                        (debug_fixed), for its generation (table lock) */
 	union {
 		struct {               /* inner nodes */
 			uint64_t gen;  /* generation of their binary they show */

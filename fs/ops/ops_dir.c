@@ -43,7 +43,8 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		ret = dirlist_open(n, &d);
 	if (ret == 0 && check_cache_listing(n)) {
 		fi->cache_readdir = 1; /* dropped by the watch's events (wapply.c) */
-		fi->keep_cache = check_keep_listing(n);
+		/* a listing taken now replaces what the kernel may hold */
+		fi->keep_cache = d->later && check_keep_listing(n);
 	}
 	node_put(n);
 	if (ret < 0) {

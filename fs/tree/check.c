@@ -17,6 +17,7 @@
 static void new_generation(struct node *b)
 {
 	b->src->gen = node_next_gen_locked();
+	b->fixed = false; /* its listing is taken again (and the kernel's dropped) */
 	inval_inode(b->ino);
 	for (size_t i = 0; i < entries_n; i++) /* every name a binary can have */
 		inval_entry(b->ino, entries[i].name);
@@ -98,10 +99,18 @@ static const struct node *source_of(const struct node *n)
 {
 	/* the index's nodes, and what reads other files than its binary: the
 	 * debug link's target (debug), info's lines from the index and the
-	 * debug link (a change of those files names no node of this one) */
-	if (bidfs_kind(n->kind) || n->kind == NK_DEBUG || n->kind == NK_INFO)
+	 * debug link (a change of those files names no node of this one), but
+	 * for a binary that has neither (fixed, dirlist.c) */
+	if (bidfs_kind(n->kind) || n->kind == NK_DEBUG)
 		return NULL;
-	return node_is_source(n) ? n : node_broot((struct node *)n);
+	const struct node *s = node_is_source(n) ? n : node_broot((struct node *)n);
+	if (n->kind == NK_INFO && s) {
+		nodes_lock();
+		bool fixed = n->parent == s && s->fixed;
+		nodes_unlock();
+		return fixed ? s : NULL;
+	}
+	return s;
 }
 
 uint64_t check_timeout_ns(const struct node *n)
@@ -120,7 +129,12 @@ double check_timeout(const struct node *n)
 
 bool check_cache_listing(const struct node *n)
 {
-	if (elffs.others || node_is_vroot(n) || !node_is_dir(n))
+	if (elffs.others || !node_is_dir(n))
+		return false;
+	nodes_lock();
+	bool fixed = n->fixed;
+	nodes_unlock();
+	if (node_is_vroot(n) && !fixed) /* its debug entry may change */
 		return false;
 	/* a watched SOURCE directory, or a directory of a watched binary's
 	 * view (its names are its generation's: a new one has new inodes) */

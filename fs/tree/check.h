@@ -40,8 +40,9 @@ double check_entry_timeout(const struct node *n);
  * drops it, on a private mount (under allow_other every caller's listing
  * is filtered for it): a watched SOURCE directory, or a directory inside a
  * watched binary's view (sections/, symbol/, members/, go/: the names of
- * its generation; a new generation has new inodes). Not a binary's own
- * directory (it lists debug, which other files decide), nor the index's. */
+ * its generation; a new generation has new inodes), or a watched binary's
+ * own directory whose last listing was its view's alone (node.h: fixed;
+ * else its debug entry may change with other files). Not the index's. */
 bool check_cache_listing(const struct node *n);
 
 /* Whether the kernel may go on with the listing of n it cached

@@ -4,6 +4,7 @@
 #include "cache/bincache.h"
 #include "tree/buildid_fs.h"
 #include "tree/check.h"
+#include "content/debugview.h"
 #include "content/entries.h"
 #include "base/errors.h"
 #include "base/membudget.h"
@@ -131,6 +132,10 @@ static int list_binary(struct node *bin, struct dirlist *d)
 	for (size_t i = 0; i < n; i++)
 		if (!d->rows[i].present || d->rows[i].present(d->view))
 			d->pick[d->n++] = (uint8_t)i;
+	bool fixed = ret == 0 && d->view && debug_fixed(d->view);
+	nodes_lock(); /* the kernel may keep it (check_cache_listing) */
+	bin->fixed = fixed && (bin->kind != NK_BIN || bin->src->gen == d->view->gen);
+	nodes_unlock();
 	return 0;
 }
 

@@ -193,9 +193,9 @@ static int source_fs(int fd, struct wfs_ent *t, size_t n, char *buf, size_t *use
 		why = errno == EPERM ? "EPERM: no CAP_SYS_ADMIN" : strerror(errno);
 	struct mnt m = {.point = (char *)elffs.source, .type = "not in mountinfo"};
 	t[n] = (struct wfs_ent){.dev = st.st_dev,
-	                      .fsid = why ? 0 : wfs_fsid_of(&sf.f_fsid),
-	                      .point = point_hash(elffs.source),
-	                      .watched = !why};
+	                        .fsid = why ? 0 : wfs_fsid_of(&sf.f_fsid),
+	                        .point = point_hash(elffs.source),
+	                        .watched = !why};
 	log_add(buf, used, &m, why);
 	return 1;
 }

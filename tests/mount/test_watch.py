@@ -18,11 +18,13 @@ stays unseen for an hour: each case fails).
   every read makes), never the old bytes as right;
 - nested: a FUSE mount below SOURCE is named "not watched" in the log line
   and keeps -o timeout (a change through it is seen within that timeout);
-- kept: listed again, a watched directory of SOURCE and the directories
-  inside a binary (sections/, segments/) send no READDIR to the daemon (the
-  kernel keeps their listings; its -d log is counted); the binary
-  rewritten in place with another one, its sections/ lists the new one's
-  sections (as a fresh mount of that one lists them);
+- kept: listed again, a watched directory of SOURCE, the directories
+  inside a binary (sections/, segments/) and the directory of a binary
+  without build id or debug link send no READDIR to the daemon (the kernel
+  keeps their listings; its -d log is counted), while a binary with a
+  build id is listed again (its debug entry may change with other files);
+  the binary rewritten in place with another one, its sections/ lists the
+  new one's sections (as a fresh mount of that one lists them);
 - index: the build-id index of a SOURCE on a tmpfs of its own (no other
   writer on it), with -o timeout=0.2: watched, queries past the timeout
   with nothing changed make no look at SOURCE (user.elffs.refreshes of
@@ -291,6 +293,8 @@ def kept(ck):
         os.makedirs(os.path.join(src, "d"))
         os.makedirs(other)
         shutil.copy(fixture("exec"), os.path.join(src, "d", "prog"))
+        subprocess.run(["objcopy", "--remove-section", ".note.gnu.build-id", fixture("exec"),
+                        os.path.join(src, "d", "plain")], check=True)
         shutil.copy(fixture("libshared.so"), os.path.join(other, "prog"))
         with Mount(ck, other, ["-o", "watch=off"]) as om:
             want = sorted(os.listdir(os.path.join(om.path, "prog", "sections")))
@@ -299,14 +303,18 @@ def kept(ck):
             watch_line(ck, m)
             prog = os.path.join(m.path, "d", "prog")
             dirs = [os.path.join(m.path, "d"), os.path.join(prog, "sections"),
-                    os.path.join(prog, "segments")]
-            first = [sorted(os.listdir(d)) for d in dirs]
+                    os.path.join(prog, "segments"), os.path.join(m.path, "d", "plain")]
+            first = [sorted(os.listdir(d)) for d in dirs + [prog]]
             _, mark = readdirs(m, 0)
             again = [sorted(os.listdir(d)) for d in dirs]
-            n, _ = readdirs(m, mark)
-            ck.eq(again, first, "listed again: the same names")
+            n, mark = readdirs(m, mark)
+            ck.eq(again, first[:-1], "listed again: the same names")
             ck.eq(n, 0, "listed again: no READDIR reaches the daemon (the kernel keeps d/, "
-                  "prog/sections/ and prog/segments/)")
+                  "prog/sections/, prog/segments/ and plain/)")
+            ck.eq(sorted(os.listdir(prog)), first[-1], "prog/ listed again: the same names")
+            n, _ = readdirs(m, mark)
+            ck.ok(n > 0, "prog/ (a build id: its debug entry may change) is listed again by "
+                  "the daemon")
             ck.ok(first[1] != want, "the two binaries have different sections")
             shutil.copyfile(fixture("libshared.so"), os.path.join(src, "d", "prog"))
             ck.ok(seen(lambda: sorted(os.listdir(os.path.join(prog, "sections"))) == want),
