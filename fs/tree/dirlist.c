@@ -228,9 +228,12 @@ int dirlist_open(struct node *dir, struct dirlist **out)
 	/* As lookup: a SOURCE directory is listed by its path, a directory of
 	 * a binary from the binary's current view, unless the binary is gone. */
 	ret = check_node(dir);
+	/* a node of an older generation is listed now: the view says ENOENT
+	 * or EIO where the kernel's cache would serve the old names */
+	bool old = ret == -ESTALE;
 	if (ret == -ESTALE || (ret == -ENOENT && dir->kind == NK_DIR))
 		ret = 0;
-	if (ret == 0 && check_cache_listing(dir))
+	if (ret == 0 && !old && check_cache_listing(dir))
 		d->later = true;
 	else if (ret == 0)
 		ret = fill(dir, d);
