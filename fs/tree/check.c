@@ -127,19 +127,24 @@ double check_timeout(const struct node *n)
 	                                                              : elffs.timeout;
 }
 
-bool check_cache_listing(const struct node *n)
+bool check_listing_watched(const struct node *n)
 {
 	if (elffs.others || !node_is_dir(n))
-		return false;
-	nodes_lock();
-	bool fixed = n->fixed;
-	nodes_unlock();
-	if (node_is_vroot(n) && !fixed) /* its debug entry may change */
 		return false;
 	/* a watched SOURCE directory, or a directory of a watched binary's
 	 * view (its names are its generation's: a new one has new inodes) */
 	const struct node *s = source_of(n);
 	return s && __atomic_load_n(&s->src->watch, __ATOMIC_ACQUIRE) != NULL;
+}
+
+bool check_cache_listing(const struct node *n)
+{
+	if (!check_listing_watched(n))
+		return false;
+	nodes_lock();
+	bool fixed = n->fixed;
+	nodes_unlock();
+	return fixed || !node_is_vroot(n); /* else its debug entry may change */
 }
 
 bool check_keep_listing(const struct node *n)

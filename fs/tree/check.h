@@ -45,6 +45,10 @@ double check_entry_timeout(const struct node *n);
  * else its debug entry may change with other files). Not the index's. */
 bool check_cache_listing(const struct node *n);
 
+/* check_cache_listing but for a binary's own directory's last listing
+ * (whether a listing of it is worth asking debug_fixed). */
+bool check_listing_watched(const struct node *n);
+
 /* Whether the kernel may go on with the listing of n it cached
  * (FOPEN_KEEP_CACHE at an open): not when the last listing taken of n left
  * a file out because its device did not answer (probe.h): no event tells

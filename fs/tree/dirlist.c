@@ -132,7 +132,7 @@ static int list_binary(struct node *bin, struct dirlist *d)
 	for (size_t i = 0; i < n; i++)
 		if (!d->rows[i].present || d->rows[i].present(d->view))
 			d->pick[d->n++] = (uint8_t)i;
-	bool fixed = ret == 0 && d->view && debug_fixed(d->view);
+	bool fixed = ret == 0 && d->view && check_listing_watched(bin) && debug_fixed(d->view);
 	nodes_lock(); /* the kernel may keep it (check_cache_listing) */
 	bin->fixed = fixed && (bin->kind != NK_BIN || bin->src->gen == d->view->gen);
 	nodes_unlock();
